@@ -1,0 +1,47 @@
+// A small command-line parser for the subcommands: declared options with help
+// texts and defaults, `--name value`, `--name=value` and `--flag`.
+#ifndef VOLKHV_CLI_ARGS_H_
+#define VOLKHV_CLI_ARGS_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace volkhv::cli {
+
+struct OptionSpec {
+  std::string name;        // without the leading dashes
+  std::string value_name;  // empty for a flag
+  std::string default_value;
+  std::string help;
+};
+
+class CommandLine {
+ public:
+  // Unknown options, missing values and too many positionals are errors.
+  static absl::StatusOr<CommandLine> Parse(const std::vector<std::string>& args,
+                                           const std::vector<OptionSpec>& specs,
+                                           int max_positional);
+
+  // The value given, else the declared default.
+  const std::string& Get(const std::string& name) const;
+  bool Given(const std::string& name) const { return given_.count(name) > 0; }
+  bool Flag(const std::string& name) const { return Given(name); }
+  // Errors name the option.
+  absl::StatusOr<int> GetInt(const std::string& name, int min, int max) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::map<std::string, bool> given_;
+  std::vector<std::string> positional_;
+};
+
+// "  --name VALUE  help (default: x)" lines.
+std::string OptionsHelp(const std::vector<OptionSpec>& specs);
+
+}  // namespace volkhv::cli
+
+#endif  // VOLKHV_CLI_ARGS_H_

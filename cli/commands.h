@@ -1,0 +1,19 @@
+// The subcommands of the `volkhv` binary. Each takes its arguments (after the
+// subcommand name) and returns the exit code (see cli/game_setup.h).
+#ifndef VOLKHV_CLI_COMMANDS_H_
+#define VOLKHV_CLI_COMMANDS_H_
+
+#include <string>
+#include <vector>
+
+namespace volkhv::cli {
+
+int RunPerft(const std::vector<std::string>& args);
+int RunShow(const std::vector<std::string>& args);
+int RunValidate(const std::vector<std::string>& args);
+int RunDemo(const std::vector<std::string>& args);
+int RunBench(const std::vector<std::string>& args);
+
+}  // namespace volkhv::cli
+
+#endif  // VOLKHV_CLI_COMMANDS_H_

@@ -1,0 +1,67 @@
+#include "cli/game_setup.h"
+
+#include <iostream>
+
+#include "engine/game/strings.h"
+#include "engine/games/games.h"
+#include "engine/games/record_file.h"
+
+namespace volkhv::cli {
+
+std::vector<OptionSpec> GameOptionSpecs() {
+  return {
+      {"game", "NAME", "tavreli", "tavreli, tavlei9 or tavlei11"},
+      {"prince-max-steps", "N", "",
+       "Tavlei: the prince/king moves at most N squares (0 = unlimited)"},
+  };
+}
+
+std::vector<OptionSpec> PositionOptionSpecs() {
+  return {
+      {"position", "TEXT", "", "start position in the game's notation "
+                               "(TFEN for tavreli; default: the start)"},
+      {"moves", "\"M1 M2 ...\"", "", "moves played from the position"},
+  };
+}
+
+absl::StatusOr<std::unique_ptr<Game>> GameFromCommandLine(
+    const CommandLine& cl) {
+  GameOptions options;
+  if (cl.Given("prince-max-steps")) {
+    absl::StatusOr<int> steps = cl.GetInt("prince-max-steps", 0, 100);
+    if (!steps.ok()) return steps.status();
+    options["prince_max_steps"] = *steps;
+  }
+  return MakeGame(cl.Get("game"), options);
+}
+
+absl::StatusOr<std::unique_ptr<GameState>> StateFromCommandLine(
+    const Game& game, const CommandLine& cl) {
+  std::unique_ptr<GameState> state;
+  if (cl.Get("position").empty()) {
+    state = game.NewInitialState();
+  } else {
+    absl::StatusOr<std::unique_ptr<GameState>> parsed =
+        game.NewStateFromText(cl.Get("position"));
+    if (!parsed.ok()) return parsed.status();
+    state = *std::move(parsed);
+  }
+  int ply = 0;
+  for (const std::string& text : SplitMoveText(cl.Get("moves"))) {
+    ++ply;
+    absl::StatusOr<Move> move = state->ParseMove(text);
+    if (!move.ok()) {
+      return absl::InvalidArgumentError(
+          Cat("--moves, ply ", ply, ": ", move.status().message()));
+    }
+    state->Play(*move);
+  }
+  return state;
+}
+
+int Fail(const std::string& command, const absl::Status& status, int code) {
+  std::cerr << "volkhv " << command << ": " << status.message() << "\n";
+  return code;
+}
+
+}  // namespace volkhv::cli

@@ -1,0 +1,37 @@
+// Options shared by every subcommand that works on a position: which game,
+// its options, the start position and moves played from it.
+#ifndef VOLKHV_CLI_GAME_SETUP_H_
+#define VOLKHV_CLI_GAME_SETUP_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/args.h"
+#include "engine/game/game.h"
+
+namespace volkhv::cli {
+
+// Exit codes of every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitInvalidInput = 1;
+inline constexpr int kExitUsage = 2;
+
+// --game and --prince-max-steps.
+std::vector<OptionSpec> GameOptionSpecs();
+// --position and --moves.
+std::vector<OptionSpec> PositionOptionSpecs();
+
+absl::StatusOr<std::unique_ptr<Game>> GameFromCommandLine(
+    const CommandLine& cl);
+// The position of --position (default: the start) after --moves.
+absl::StatusOr<std::unique_ptr<GameState>> StateFromCommandLine(
+    const Game& game, const CommandLine& cl);
+
+// Prints "volkhv <command>: <message>" to stderr and returns `code`.
+int Fail(const std::string& command, const absl::Status& status, int code);
+
+}  // namespace volkhv::cli
+
+#endif  // VOLKHV_CLI_GAME_SETUP_H_

@@ -1,0 +1,41 @@
+// volkhv: the one binary; dispatches to the subcommands in cli/commands.h.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/game_setup.h"
+
+namespace {
+
+constexpr char kUsage[] =
+    "usage: volkhv <command> [options]   (volkhv <command> --help)\n"
+    "commands:\n"
+    "  perft      count the legal-move tree of a position\n"
+    "  show       draw a position, its legal-move count and status\n"
+    "  validate   replay every game of a record file through the rules\n"
+    "  demo       perft and a random game (the main job until self-play)\n"
+    "  bench      benchmarks: movegen\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace volkhv::cli;
+  if (argc < 2) {
+    std::cerr << kUsage;
+    return kExitUsage;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "perft") return RunPerft(args);
+  if (command == "show") return RunShow(args);
+  if (command == "validate") return RunValidate(args);
+  if (command == "demo") return RunDemo(args);
+  if (command == "bench") return RunBench(args);
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::cout << kUsage;
+    return kExitOk;
+  }
+  std::cerr << "volkhv: unknown command '" << command << "'\n" << kUsage;
+  return kExitUsage;
+}
