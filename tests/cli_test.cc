@@ -1,0 +1,163 @@
+// End-to-end tests of the `volkhv` binary: outputs, exit codes, and one-line
+// errors for bad input.
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace {
+
+struct RunResult {
+  int exit_code;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs `volkhv <args>` through the shell; args must be shell-quoted.
+RunResult Volkhv(const std::string& args) {
+  const std::string dir = ::testing::TempDir();
+  const std::string out = dir + "/volkhv_cli_out.txt";
+  const std::string err = dir + "/volkhv_cli_err.txt";
+  const std::string command = std::string(VOLKHV_BINARY) + " " + args +
+                              " >" + out + " 2>" + err + " </dev/null";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out),
+          Slurp(err)};
+}
+
+std::string LastLine(const std::string& text) {
+  std::string trimmed = text;
+  while (!trimmed.empty() && trimmed.back() == '\n') trimmed.pop_back();
+  return trimmed.substr(trimmed.rfind('\n') + 1);
+}
+
+int LineCount(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+std::string WriteTemp(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+TEST(CliTest, PerftPrintsTheTotalLast) {
+  const RunResult r = Volkhv("perft --game tavreli --depth 3");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(LastLine(r.out), "Nodes searched: 68299");
+}
+
+TEST(CliTest, PerftDivideListsSortedMoves) {
+  const RunResult r = Volkhv("perft --depth 2 --divide");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, 12), "a1xa2: 39\na1");
+  EXPECT_NE(r.out.find("d1xd2: 38\n"), std::string::npos);
+  EXPECT_NE(r.out.find("Moves: 39\n"), std::string::npos);
+  EXPECT_EQ(LastLine(r.out), "Nodes searched: 1519");
+}
+
+TEST(CliTest, PerftFromAGivenPosition) {
+  const RunResult r = Volkhv(
+      "perft --position '4k3/8/8/3pqPH3/8/8/8/4K3 w - d6 0 1' --depth 2");
+  EXPECT_EQ(LastLine(r.out), "Nodes searched: 38");
+}
+
+TEST(CliTest, BadInputGetsOneLineAndTheRightExitCode) {
+  struct Case {
+    const char* args;
+    int exit_code;
+    const char* message_part;
+  };
+  const Case kCases[] = {
+      {"perft --position '4k3/8/8/8/8/8/8/4KX2 w - - 0 1' --depth 1", 1,
+       "rank 1, file f: unknown token 'X'"},
+      {"perft", 2, "--depth is required"},
+      {"perft --depth x", 2, "'--depth'"},
+      {"perft --depth 2 --bogus", 2, "unknown option '--bogus'"},
+      {"perft --game chess --depth 1", 2, "unknown game 'chess'"},
+      {"perft --game tavreli --prince-max-steps 3 --depth 1", 2,
+       "prince_max_steps"},
+      {"show --moves 'e2-e4 e2-e4'", 1, "ply 2"},
+      {"validate", 2, "expected one FILE"},
+      {"validate /nonexistent/games.txt", 1, "cannot open"},
+      {"frobnicate", 2, "unknown command"},
+      {"bench nothing", 2, "unknown benchmark"},
+  };
+  for (const Case& c : kCases) {
+    const RunResult r = Volkhv(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message_part), std::string::npos)
+        << c.args << "\n" << r.err;
+    EXPECT_GE(LineCount(r.err), 1) << c.args;
+    EXPECT_EQ(r.err.find("volkhv"), 0u) << c.args << "\n" << r.err;
+  }
+}
+
+TEST(CliTest, ValidateThePublishedGames) {
+  const RunResult r = Volkhv(std::string("validate --game tavreli ") +
+                             VOLKHV_SHARED_DIR +
+                             "/data/tavreli-published-games.txt");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(LastLine(r.out), "20 of 20 games legal");
+  EXPECT_NE(r.out.find("game 2 (") , std::string::npos);
+  EXPECT_NE(r.out.find("OK, 39 plies, checkmate"), std::string::npos);
+}
+
+TEST(CliTest, ValidateReportsTheFirstIllegalPly) {
+  const std::string path = WriteTemp(
+      "bad_games.txt",
+      "[Game \"good\"]\n1. e2-e4 e7-e5\n\n[Game \"bad\"]\n1. e2-e4 e7-e5 2. "
+      "e4-e5\n");
+  const RunResult r = Volkhv("validate " + path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("game 1 (good): OK, 2 plies, ongoing"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("game 2 (bad): FAILED at ply 3 (e4-e5): illegal move"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CliTest, ValidateSurvivesGarbage) {
+  std::string garbage;
+  for (int i = 0; i < 4096; ++i) garbage += static_cast<char>((i * 7919) % 256);
+  const RunResult r = Volkhv("validate " + WriteTemp("garbage.bin", garbage));
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+}
+
+TEST(CliTest, ShowDrawsStacksAndStatus) {
+  const RunResult r =
+      Volkhv("show --moves '1. e2-e4 d7-d5 2. e4xd5 d8xd5'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("d5: pq PH q"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("To move: white"), std::string::npos);
+  EXPECT_NE(r.out.find("Status: ongoing"), std::string::npos);
+  const RunResult mate =
+      Volkhv("show --position 'k7/1Q6/2K5/8/8/8/8/8 b - - 0 1'");
+  EXPECT_NE(mate.out.find("Legal moves: 0\nStatus: checkmate"),
+            std::string::npos)
+      << mate.out;
+}
+
+TEST(CliTest, BenchAndDemoRun) {
+  const RunResult bench = Volkhv("bench movegen --depth 2 --runs 1");
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("tavreli start perft(2) = 1519 nodes"),
+            std::string::npos)
+      << bench.out;
+  const RunResult demo = Volkhv("demo --seed 3 --perft-depth 2");
+  EXPECT_EQ(demo.exit_code, 0) << demo.err;
+  EXPECT_NE(demo.out.find("perft(2) = 1519"), std::string::npos);
+  EXPECT_NE(demo.out.find(" plies: "), std::string::npos);
+}
+
+}  // namespace
