@@ -1,6 +1,7 @@
 // End-to-end tests of the `volkhv` binary: outputs, exit codes, and one-line
 // errors for bad input.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -24,9 +25,11 @@ std::string Slurp(const std::string& path) {
 
 // Runs `volkhv <args>` through the shell; args must be shell-quoted.
 RunResult Volkhv(const std::string& args) {
-  const std::string dir = ::testing::TempDir();
-  const std::string out = dir + "/volkhv_cli_out.txt";
-  const std::string err = dir + "/volkhv_cli_err.txt";
+  // ctest runs test cases in parallel processes: keep their files apart.
+  const std::string stem =
+      ::testing::TempDir() + "/volkhv_cli_" + std::to_string(getpid());
+  const std::string out = stem + "_out.txt";
+  const std::string err = stem + "_err.txt";
   const std::string command = std::string(VOLKHV_BINARY) + " " + args +
                               " >" + out + " 2>" + err + " </dev/null";
   const int status = std::system(command.c_str());
@@ -45,7 +48,8 @@ int LineCount(const std::string& text) {
 }
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path =
+      ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }
@@ -104,8 +108,8 @@ TEST(CliTest, BadInputGetsOneLineAndTheRightExitCode) {
 
 TEST(CliTest, ValidateThePublishedGames) {
   const RunResult r = Volkhv(std::string("validate --game tavreli ") +
-                             VOLKHV_SHARED_DIR +
-                             "/data/tavreli-published-games.txt");
+                             VOLKHV_TEST_DATA_DIR +
+                             "/tavreli-published-games.txt");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(LastLine(r.out), "20 of 20 games legal");
   EXPECT_NE(r.out.find("game 2 (") , std::string::npos);

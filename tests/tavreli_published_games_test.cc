@@ -1,4 +1,4 @@
-// The 20 published tournament games (shared/data) replay legally, and each
+// The 20 published tournament games (tests/data, a copy of shared/data) replay legally, and each
 // ends in the status pinned here. The five checkmates were checked by hand:
 //  1. Anderson - Zhmurov: the e1 queen checks g1 along the rank; f1 h1 lie on
 //     that rank, f2 (a black rook, guarded by the queen) and g2 h2 are swept
@@ -42,8 +42,8 @@ constexpr Expected kExpected[20] = {
 TEST(PublishedGamesTest, AllTwentyReplayLegallyWithPinnedStatus) {
   auto game = MakeGame("tavreli");
   ASSERT_TRUE(game.ok());
-  auto records = ReadRecordFile(std::string(VOLKHV_SHARED_DIR) +
-                                "/data/tavreli-published-games.txt");
+  auto records = ReadRecordFile(std::string(VOLKHV_TEST_DATA_DIR) +
+                                "/tavreli-published-games.txt");
   ASSERT_TRUE(records.ok()) << records.status().message();
   ASSERT_EQ(records->size(), 20u);
   for (size_t i = 0; i < records->size(); ++i) {
