@@ -324,9 +324,12 @@ absl::StatusOr<Position> ParseTfen(std::string_view tfen) {
   Position pos;
   for (int s = 0; s < 64; ++s) {
     for (const ParsedPiece& p : squares[s].pieces) {
-      // A pawn may double-step only from its own second rank without '~'.
-      const bool moved = IsPawn(p.piece) &&
-                         (p.tilde || RankOf(s) != SecondRank(ColorOf(p.piece)));
+      // A pawn may double-step only from its own second rank without '~';
+      // a promoted pawn has moved (it matters once it is demoted).
+      const bool moved =
+          IsPromoted(p.piece) ||
+          (IsPawn(p.piece) &&
+           (p.tilde || RankOf(s) != SecondRank(ColorOf(p.piece))));
       pos.PushPiece(s, p.piece, moved);
     }
   }
