@@ -66,11 +66,16 @@ struct RefMove {
 // What a move did, for the tests' statistics.
 struct RefEvents {
   int promotions = 0;  // squares whose top pawn was promoted
-  int demotions = 0;   // promoted pawns covered
+  // Of those: on the source square (a split remainder or an uncovered pawn),
+  // and pawns of the side that did not move.
+  int promotions_on_source = 0;
+  int promotions_of_opponent = 0;
+  int demotions = 0;  // promoted pawns covered
   bool en_passant = false;
   bool castling = false;
-  bool split = false;  // k < height of the source stack
+  bool split = false;     // k < height of the source stack
   bool stacking = false;  // the destination was occupied
+  bool double_step = false;
 };
 
 // "a1".."h8".

@@ -36,9 +36,9 @@ constexpr Move MakeMove(int from, int to, int count) {
               static_cast<uint8_t>(count), 0};
 }
 
-// Enough for any legal Tavreli position (at most 64 pieces, each with at most
-// 35 destinations) and any Tavlei position.
-inline constexpr int kMaxMoves = 2304;
+// Enough for any Tavreli position (at most 32 pieces, each moving with at most
+// 35 destinations, plus castling) and any Tavlei position.
+inline constexpr int kMaxMoves = 1152;
 
 class MoveList {
  public:

@@ -91,7 +91,7 @@ bool Position::PushPiece(int square, Piece piece, bool moved) {
   }
   const uint8_t slot = num_pieces_++;
   piece_[slot] = piece;
-  if (moved) moved_ |= uint64_t{1} << slot;
+  if (moved) moved_ |= uint32_t{1} << slot;
   below_[slot] = top_[square];
   top_[square] = slot;
   ++height_[square];
@@ -191,7 +191,7 @@ void Position::LiftAndPlace(int from, int to, int count) {
   uint8_t unit_bottom = unit_top;
   for (int i = 0; i < count; ++i) {
     hash_ ^= PieceKey(from, from_height - 1 - i, slot);
-    moved_ |= uint64_t{1} << slot;
+    moved_ |= uint32_t{1} << slot;
     hash_ ^= PieceKey(to, to_height + count - 1 - i, slot);
     unit_bottom = slot;
     slot = below_[slot];

@@ -17,8 +17,8 @@
 namespace volkhv::tavreli {
 
 inline constexpr int kMaxStackHeight = 32;
-// A position from play holds 32 pieces; hand-written TFEN may hold up to 64.
-inline constexpr int kMaxPieces = 64;
+// A game holds 32 pieces; so may a TFEN (then no stack can exceed 32).
+inline constexpr int kMaxPieces = 32;
 inline constexpr uint8_t kNoSlot = 0xFF;
 inline constexpr int kNoSquare = -1;
 
@@ -114,7 +114,7 @@ class Position {
   uint8_t height_[kNumSquares];
   uint8_t below_[kMaxPieces];
   Piece piece_[kMaxPieces];
-  uint64_t moved_ = 0;  // bit per slot: has been part of a moving unit
+  uint32_t moved_ = 0;  // bit per slot: has been part of a moving unit
   TopBoards tops_;
   uint64_t hash_ = 0;
   Color side_ = kWhite;

@@ -1,0 +1,37 @@
+// A backend computes the network on a batch of encoded positions. It is the
+// one place where a neural-network library (LibTorch, Eigen) is used.
+#ifndef VOLKHV_NN_BACKEND_H_
+#define VOLKHV_NN_BACKEND_H_
+
+#include <string>
+
+#include "nn/encoder.h"
+
+namespace volkhv::nn {
+
+struct BackendInfo {
+  std::string name;         // "torch-cpu", "torch-cuda", "eigen", "uniform"
+  InputShape input;         // what Compute reads per position
+  int policy_size = 0;      // logits Compute writes per position
+  int preferred_batch = 1;  // the batch size the backend runs best at
+  int max_batch = 1024;
+};
+
+// Contract: Compute is called by one thread at a time (the batching
+// evaluator's worker); implementations need not be thread-safe. Info() is
+// thread-safe.
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const BackendInfo& Info() const = 0;
+  // Runs `batch` positions (1 <= batch <= max_batch). `input` holds
+  // batch * input.Size() floats; writes batch * policy_size raw policy logits
+  // and batch * 3 WDL probabilities (win, draw, loss for the side to move;
+  // each row sums to 1).
+  virtual void Compute(int batch, const float* input, float* policy_logits,
+                       float* wdl) = 0;
+};
+
+}  // namespace volkhv::nn
+
+#endif  // VOLKHV_NN_BACKEND_H_

@@ -1,0 +1,47 @@
+// What the search asks of the network: priors over the legal moves and a WDL
+// value for positions. The search knows nothing else of networks.
+#ifndef VOLKHV_NN_EVALUATOR_H_
+#define VOLKHV_NN_EVALUATOR_H_
+
+#include <span>
+#include <vector>
+
+#include "engine/game/game.h"
+
+namespace volkhv::nn {
+
+struct Evaluation {
+  // One prior per legal move, in the order of the request's moves; they sum
+  // to 1 (moves that share a policy index split its probability).
+  std::vector<float> priors;
+  // Win, draw, loss for the side to move; sums to 1.
+  float wdl[3] = {0, 1, 0};
+};
+
+struct EvalRequest {
+  const GameState* state = nullptr;
+  const MoveList* legal_moves = nullptr;  // non-empty
+};
+
+// Thread-safe: any number of threads may call Evaluate concurrently; a
+// batching implementation merges their requests into network batches. The
+// pointed-to states and move lists must stay valid until Evaluate returns.
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  // Fills results[i] for requests[i]; blocks until all are done.
+  virtual void Evaluate(std::span<const EvalRequest> requests,
+                        std::span<Evaluation> results) = 0;
+};
+
+// Uniform priors and an uninformative value (W = D = L = 1/3): the search is
+// testable without a network (`--net random`). Thread-safe.
+class UniformEvaluator final : public Evaluator {
+ public:
+  void Evaluate(std::span<const EvalRequest> requests,
+                std::span<Evaluation> results) override;
+};
+
+}  // namespace volkhv::nn
+
+#endif  // VOLKHV_NN_EVALUATOR_H_
