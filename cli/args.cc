@@ -10,7 +10,8 @@ absl::StatusOr<CommandLine> CommandLine::Parse(
     const std::vector<std::string>& args, const std::vector<OptionSpec>& specs,
     int max_positional) {
   CommandLine cl;
-  for (const OptionSpec& spec : specs) cl.values_[spec.name] = spec.default_value;
+  for (const OptionSpec& spec : specs)
+    cl.values_[spec.name] = spec.default_value;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
@@ -34,8 +35,7 @@ absl::StatusOr<CommandLine> CommandLine::Parse(
       if (s.name == name) spec = &s;
     }
     if (spec == nullptr) {
-      return absl::InvalidArgumentError(
-          Cat("unknown option '--", name, "'"));
+      return absl::InvalidArgumentError(Cat("unknown option '--", name, "'"));
     }
     if (spec->value_name.empty()) {
       if (has_inline_value) {
@@ -69,9 +69,9 @@ absl::StatusOr<int> CommandLine::GetInt(const std::string& name, int min,
       std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
       value < min || value > max) {
-    return absl::InvalidArgumentError(
-        Cat("option '--", name, "': '", text,
-                     "' is not an integer in [", min, ", ", max, "]"));
+    return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
+                                          "' is not an integer in [", min, ", ",
+                                          max, "]"));
   }
   return value;
 }

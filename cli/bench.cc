@@ -77,8 +77,8 @@ int BenchMovegen(const std::vector<std::string>& args) {
         "%s %s perft(%d) = %d nodes: median %.2f Mnodes/s (min %.2f, max "
         "%.2f, %d runs, 1 thread)\n",
         (*game)->Info().name, p.name, p.depth, nodes,
-        rates[rates.size() / 2] / 1e6, rates.front() / 1e6,
-        rates.back() / 1e6, *runs);
+        rates[rates.size() / 2] / 1e6, rates.front() / 1e6, rates.back() / 1e6,
+        *runs);
   }
   return kExitOk;
 }
@@ -87,15 +87,17 @@ int BenchMovegen(const std::vector<std::string>& args) {
 
 int RunBench(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help") {
-    std::cout << "usage: volkhv bench movegen [options]   (perft nodes/s)\n";
+    std::cout << "usage: volkhv bench movegen|search|nn [options]\n";
     return args.empty() ? kExitUsage : kExitOk;
   }
   if (args[0] == "movegen") {
     return BenchMovegen({args.begin() + 1, args.end()});
   }
+  if (args[0] == "search") return BenchSearch({args.begin() + 1, args.end()});
+  if (args[0] == "nn") return BenchNn({args.begin() + 1, args.end()});
   return Fail("bench",
               absl::InvalidArgumentError("unknown benchmark '" + args[0] +
-                                         "' (known: movegen)"),
+                                         "' (known: movegen, search, nn)"),
               kExitUsage);
 }
 

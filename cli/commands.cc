@@ -8,9 +8,9 @@
 #include <random>
 #include <utility>
 
-#include "engine/game/strings.h"
 #include "absl/strings/str_format.h"
 #include "cli/game_setup.h"
+#include "engine/game/strings.h"
 #include "engine/games/record_file.h"
 
 namespace volkhv::cli {
@@ -49,23 +49,21 @@ std::optional<CommandLine> ParseOrExit(const std::string& command,
 }
 
 double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       since)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
       .count();
 }
 
 }  // namespace
 
 int RunPerft(const std::vector<std::string>& args) {
-  const std::vector<OptionSpec> specs = WithCommon(
-      {{"depth", "N", "", "depth of the legal-move tree (required)"},
-       {"divide", "", "", "print the count below each legal move"}},
-      true);
+  const std::vector<OptionSpec> specs =
+      WithCommon({{"depth", "N", "", "depth of the legal-move tree (required)"},
+                  {"divide", "", "", "print the count below each legal move"}},
+                 true);
   int code = 0;
-  std::optional<CommandLine> cl =
-      ParseOrExit("perft",
-                  "volkhv perft --game G [--position P] --depth N [--divide]",
-                  args, specs, 0, &code);
+  std::optional<CommandLine> cl = ParseOrExit(
+      "perft", "volkhv perft --game G [--position P] --depth N [--divide]",
+      args, specs, 0, &code);
   if (!cl) return code;
   if (!cl->Given("depth")) {
     return Fail("perft", absl::InvalidArgumentError("--depth is required"),
@@ -160,8 +158,8 @@ int RunValidate(const std::vector<std::string>& args) {
                                    name, report.plies, report.status);
     } else {
       ++failed;
-      std::cout << absl::StrFormat("game %d (%s): FAILED at %s\n", i + 1,
-                                   name, report.error);
+      std::cout << absl::StrFormat("game %d (%s): FAILED at %s\n", i + 1, name,
+                                   report.error);
     }
   }
   std::cout << records->size() - failed << " of " << records->size()
@@ -176,9 +174,8 @@ int RunDemo(const std::vector<std::string>& args) {
        {"perft-depth", "N", "3", "perft depths 1..N from the start"}},
       false);
   int code = 0;
-  std::optional<CommandLine> cl =
-      ParseOrExit("demo", "volkhv demo [--game G] [--seed N]", args, specs, 0,
-                  &code);
+  std::optional<CommandLine> cl = ParseOrExit(
+      "demo", "volkhv demo [--game G] [--seed N]", args, specs, 0, &code);
   if (!cl) return code;
   absl::StatusOr<int> seed = cl->GetInt("seed", 0, 1 << 30);
   absl::StatusOr<int> max_plies = cl->GetInt("max-plies", 1, 100000);
@@ -201,14 +198,16 @@ int RunDemo(const std::vector<std::string>& args) {
   while (!state->Result().IsOver() && state->PliesPlayed() < *max_plies) {
     state->LegalMoves(&moves);
     const Move m = moves[static_cast<int>(rng() % moves.size())];
-    Append(&line, state->PliesPlayed() % 2 == 0
-                               ? Cat(state->PliesPlayed() / 2 + 1, ". ")
-                               : "",
-                    state->MoveText(m), " ");
+    Append(&line,
+           state->PliesPlayed() % 2 == 0
+               ? Cat(state->PliesPlayed() / 2 + 1, ". ")
+               : "",
+           state->MoveText(m), " ");
     state->Play(m);
   }
-  std::cout << line << "\n" << state->BoardDiagram()
-            << "Position: " << state->PositionText() << "\n"
+  std::cout << line << "\n"
+            << state->BoardDiagram() << "Position: " << state->PositionText()
+            << "\n"
             << "After " << state->PliesPlayed()
             << " plies: " << StatusWord(*state) << "\n";
   return kExitOk;

@@ -13,6 +13,12 @@ int RunShow(const std::vector<std::string>& args);
 int RunValidate(const std::vector<std::string>& args);
 int RunDemo(const std::vector<std::string>& args);
 int RunBench(const std::vector<std::string>& args);
+// `volkhv bench search ...` (cli/bench_search.cc).
+int BenchSearch(const std::vector<std::string>& args);
+// `volkhv net init|describe ...` (cli/net_commands.cc).
+int RunNet(const std::vector<std::string>& args);
+// `volkhv bench nn ...` (cli/bench_nn.cc).
+int BenchNn(const std::vector<std::string>& args);
 
 }  // namespace volkhv::cli
 

@@ -18,8 +18,9 @@ std::vector<OptionSpec> GameOptionSpecs() {
 
 std::vector<OptionSpec> PositionOptionSpecs() {
   return {
-      {"position", "TEXT", "", "start position in the game's notation "
-                               "(TFEN for tavreli; default: the start)"},
+      {"position", "TEXT", "",
+       "start position in the game's notation "
+       "(TFEN for tavreli; default: the start)"},
       {"moves", "\"M1 M2 ...\"", "", "moves played from the position"},
   };
 }

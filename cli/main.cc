@@ -15,7 +15,8 @@ constexpr char kUsage[] =
     "  show       draw a position, its legal-move count and status\n"
     "  validate   replay every game of a record file through the rules\n"
     "  demo       perft and a random game (the main job until self-play)\n"
-    "  bench      benchmarks: movegen\n";
+    "  net        network files: init, describe\n"
+    "  bench      benchmarks: movegen, search, nn\n";
 
 }  // namespace
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   if (command == "validate") return RunValidate(args);
   if (command == "demo") return RunDemo(args);
   if (command == "bench") return RunBench(args);
+  if (command == "net") return RunNet(args);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return kExitOk;

@@ -39,8 +39,8 @@ void LegalPriors(const float* logits, const std::vector<int>& indices,
           std::equal_range(sorted.begin(), sorted.end(), indices[i]);
       share = static_cast<float>(range.second - range.first);
     }
-    (*priors)[i] = static_cast<float>(
-        std::exp(logits[indices[i]] - max_logit) / total / share);
+    (*priors)[i] = static_cast<float>(std::exp(logits[indices[i]] - max_logit) /
+                                      total / share);
   }
 }
 
@@ -167,9 +167,9 @@ void BatchingEvaluator::WorkerLoop() {
                    e.what());
       std::exit(1);
     }
-    const double seconds = std::chrono::duration<double>(
-                               std::chrono::steady_clock::now() - start)
-                               .count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     {
       // Before delivering, so a caller that got its answer sees it counted.
       std::lock_guard<std::mutex> lock(mutex_);

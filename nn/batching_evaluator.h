@@ -20,14 +20,14 @@
 namespace volkhv::nn {
 
 struct BatchingOptions {
-  int max_batch = 256;     // never more positions per backend call
-  int max_wait_us = 300;   // how long a partial batch waits for more
+  int max_batch = 256;          // never more positions per backend call
+  int max_wait_us = 300;        // how long a partial batch waits for more
   int cache_entries = 1 << 18;  // 0 disables the cache
 };
 
 struct BatchStats {
   int64_t batches = 0;
-  int64_t positions = 0;   // sent to the backend
+  int64_t positions = 0;  // sent to the backend
   int64_t cache_hits = 0;
   int64_t max_batch = 0;
   double backend_seconds = 0;  // inside Backend::Compute

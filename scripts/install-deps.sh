@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache git
   libabsl-dev libgtest-dev libgmock-dev
   libprotobuf-dev protobuf-compiler
-  libtorch-dev libeigen3-dev
+  libtorch-dev libeigen3-dev nlohmann-json3-dev
   # Without it Debian's libtorch falls back to reference BLAS (~30x slower
   # dense layers).
   libopenblas0-pthread

@@ -30,11 +30,10 @@ RunResult Volkhv(const std::string& args) {
       ::testing::TempDir() + "/volkhv_cli_" + std::to_string(getpid());
   const std::string out = stem + "_out.txt";
   const std::string err = stem + "_err.txt";
-  const std::string command = std::string(VOLKHV_BINARY) + " " + args +
-                              " >" + out + " 2>" + err + " </dev/null";
+  const std::string command = std::string(VOLKHV_BINARY) + " " + args + " >" +
+                              out + " 2>" + err + " </dev/null";
   const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out),
-          Slurp(err)};
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
 }
 
 std::string LastLine(const std::string& text) {
@@ -99,20 +98,20 @@ TEST(CliTest, BadInputGetsOneLineAndTheRightExitCode) {
   for (const Case& c : kCases) {
     const RunResult r = Volkhv(c.args);
     EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
-    EXPECT_NE(r.err.find(c.message_part), std::string::npos)
-        << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message_part), std::string::npos) << c.args << "\n"
+                                                             << r.err;
     EXPECT_GE(LineCount(r.err), 1) << c.args;
     EXPECT_EQ(r.err.find("volkhv"), 0u) << c.args << "\n" << r.err;
   }
 }
 
 TEST(CliTest, ValidateThePublishedGames) {
-  const RunResult r = Volkhv(std::string("validate --game tavreli ") +
-                             VOLKHV_TEST_DATA_DIR +
-                             "/tavreli-published-games.txt");
+  const RunResult r =
+      Volkhv(std::string("validate --game tavreli ") + VOLKHV_TEST_DATA_DIR +
+             "/tavreli-published-games.txt");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(LastLine(r.out), "20 of 20 games legal");
-  EXPECT_NE(r.out.find("game 2 (") , std::string::npos);
+  EXPECT_NE(r.out.find("game 2 ("), std::string::npos);
   EXPECT_NE(r.out.find("OK, 39 plies, checkmate"), std::string::npos);
 }
 
@@ -139,8 +138,7 @@ TEST(CliTest, ValidateSurvivesGarbage) {
 }
 
 TEST(CliTest, ShowDrawsStacksAndStatus) {
-  const RunResult r =
-      Volkhv("show --moves '1. e2-e4 d7-d5 2. e4xd5 d8xd5'");
+  const RunResult r = Volkhv("show --moves '1. e2-e4 d7-d5 2. e4xd5 d8xd5'");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("d5: pq PH q"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("To move: white"), std::string::npos);

@@ -57,7 +57,8 @@ class FakeBackend final : public Backend {
       const float total = e[0] + e[1] + e[2];
       for (int k = 0; k < 3; ++k) wdl[3 * b + k] = e[k] / total;
     }
-    if (sleep_us_) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
+    if (sleep_us_)
+      std::this_thread::sleep_for(std::chrono::microseconds(sleep_us_));
   }
 
  private:
@@ -117,9 +118,8 @@ TEST(BatchingEvaluatorTest, ConcurrentCallersGetOneAtATimeResults) {
   std::vector<MoveList> moves(states.size());
   for (size_t i = 0; i < states.size(); ++i) states[i]->LegalMoves(&moves[i]);
   std::vector<int> batch_sizes;
-  BatchingEvaluator evaluator(
-      std::make_unique<FakeBackend>(200, &batch_sizes),
-      std::make_unique<HashEncoder>(), {64, 2000, 0});
+  BatchingEvaluator evaluator(std::make_unique<FakeBackend>(200, &batch_sizes),
+                              std::make_unique<HashEncoder>(), {64, 2000, 0});
   constexpr int kThreads = 16;
   std::vector<Evaluation> results(states.size());
   std::vector<std::thread> threads;
@@ -160,8 +160,7 @@ TEST(BatchingEvaluatorTest, ConcurrentCallersGetOneAtATimeResults) {
 TEST(BatchingEvaluatorTest, SixtyFourProducersFillBatches) {
   const auto states = RandomPositions(64, 11);
   BatchingEvaluator evaluator(std::make_unique<FakeBackend>(3000, nullptr),
-                              std::make_unique<HashEncoder>(),
-                              {64, 100000, 0});
+                              std::make_unique<HashEncoder>(), {64, 100000, 0});
   std::vector<std::thread> threads;
   for (int t = 0; t < 64; ++t) {
     threads.emplace_back([&, t] {

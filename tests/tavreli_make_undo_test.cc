@@ -28,8 +28,8 @@ TEST(MakeUndoTest, RandomGamesRestoreExactly) {
       texts.push_back(state->PositionText());
       hashes.push_back(state->Hash());
       absl::StatusOr<Position> reread = ParseTfen(texts.back());
-      ASSERT_TRUE(reread.ok()) << texts.back() << ": "
-                               << reread.status().message();
+      ASSERT_TRUE(reread.ok())
+          << texts.back() << ": " << reread.status().message();
       EXPECT_EQ(ToTfen(*reread), texts.back());
       EXPECT_EQ(reread->Hash(), hashes.back()) << texts.back();
       for (int s = 0; s < 64; ++s) {
@@ -50,7 +50,9 @@ TEST(MakeUndoTest, RandomGamesRestoreExactly) {
 }
 
 TEST(MakeUndoTest, HashDistinguishesStackOrderAndDoubleStepRights) {
-  const auto hash = [](std::string_view tfen) { return ParseTfen(tfen)->Hash(); };
+  const auto hash = [](std::string_view tfen) {
+    return ParseTfen(tfen)->Hash();
+  };
   EXPECT_NE(hash("4k3/8/8/8/3(RN)4/8/8/4K3 w - - 0 1"),
             hash("4k3/8/8/8/3(NR)4/8/8/4K3 w - - 0 1"));
   EXPECT_NE(hash("4k3/8/8/8/8/8/PR7/4K3 w - - 0 1"),

@@ -47,8 +47,7 @@ const PerftCase kCases[] = {
     // As in chess: king 5 + 2 castlings, rook a1 10, rook h1 9 = 26; depth 2
     // equals chess's 568 (captured rooks are only buried, which changes
     // nothing within two plies).
-    {"castling both sides", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1",
-     {26, 568}},
+    {"castling both sides", "r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", {26, 568}},
     // The f5 rook sees f1 and f2: no 0-0; king d1 d2 e2; 0-0-0; rooks 10+9.
     {"castling through an attacked square",
      "4k3/8/8/5r2/8/8/8/R3K2R w KQ - 0 1",
@@ -56,7 +55,8 @@ const PerftCase kCases[] = {
     // h1's rook is covered by a black knight (the right stays, castling
     // needs the rook on top). King d1 d2 e2 f1 (f2 is knight-attacked),
     // 0-0-0, rook a1 10: 15.
-    {"castling with the rook covered", "4k3/8/8/8/8/8/8/R3K2(Rn) w KQ - 0 1",
+    {"castling with the rook covered",
+     "4k3/8/8/8/8/8/8/R3K2(Rn) w KQ - 0 1",
      {15, 122}},
     // In check from e5: only d1 d2 f1 f2; no castling, no block.
     {"castling in check", "4k3/8/8/4r3/8/8/8/R3K2R w KQ - 0 1", {4, 72}},
@@ -93,7 +93,8 @@ INSTANTIATE_TEST_SUITE_P(Tavreli, PerftTest, ::testing::ValuesIn(kCases),
                          [](const auto& info) {
                            std::string name = info.param.name;
                            for (char& ch : name) {
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) {
+                             if (!std::isalnum(
+                                     static_cast<unsigned char>(ch))) {
                                ch = '_';
                              }
                            }

@@ -1,5 +1,6 @@
-// The 20 published tournament games (tests/data, a copy of shared/data) replay legally, and each
-// ends in the status pinned here. The five checkmates were checked by hand:
+// The 20 published tournament games (tests/data, a copy of shared/data) replay
+// legally, and each ends in the status pinned here. The five checkmates were
+// checked by hand:
 //  1. Anderson - Zhmurov: the e1 queen checks g1 along the rank; f1 h1 lie on
 //     that rank, f2 (a black rook, guarded by the queen) and g2 h2 are swept
 //     by the f2 rook; nothing can reach e1 or f1.

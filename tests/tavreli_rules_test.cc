@@ -3,9 +3,9 @@
 #include <string>
 
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "engine/tavreli/movegen.h"
 #include "engine/tavreli/tavreli_game.h"
-#include "engine/games/games.h"
 #include "tests/tavreli_test_util.h"
 
 namespace volkhv::tavreli {
@@ -22,8 +22,7 @@ TEST(PromotionTest, EverySymbolPromotesToItsPiece) {
   };
   for (const Case& c : {Case{"PR", "+R"}, Case{"PN", "+N"}, Case{"PB", "+B"},
                         Case{"PQ", "+Q"}, Case{"PH", "+H"}}) {
-    const std::string tfen =
-        Cat("4k3/1", c.pawn, "6/8/8/8/8/8/4K3 w - - 0 1");
+    const std::string tfen = Cat("4k3/1", c.pawn, "6/8/8/8/8/8/4K3 w - - 0 1");
     EXPECT_EQ(PlayMoves(tfen, {"b7-b8"}),
               Cat("1", c.promoted, "2k3/8/8/8/8/8/8/4K3 b - - 0 1"));
   }
@@ -76,9 +75,8 @@ TEST(EnPassantTest, ThePawnGoesUnderTheCapturer) {
             "4k3/8/3(pqPH)4/8/8/8/8/4K3 b - - 0 1");
   // A stack captures en passant; the double-stepped pawn had landed on its
   // own knight, which is uncovered.
-  EXPECT_EQ(
-      PlayMoves("4k3/8/8/8/3(Rpb)(NPH)3/8/8/4K3 b - e3 0 1", {"d4xe3"}),
-      "4k3/8/8/8/4N3/4(PHRpb)3/8/4K3 w - - 0 2");
+  EXPECT_EQ(PlayMoves("4k3/8/8/8/3(Rpb)(NPH)3/8/8/4K3 b - e3 0 1", {"d4xe3"}),
+            "4k3/8/8/8/4N3/4(PHRpb)3/8/4K3 w - - 0 2");
   EXPECT_EQ(
       PlayMoves("4k3/8/8/8/3(Rpb)(NPH)3/8/8/4K3 b - e3 0 1", {"d4(1)xe3"}),
       "4k3/8/8/8/3RN3/4(PHpb)3/8/4K3 w - - 0 2");

@@ -22,10 +22,10 @@ using GameOptions = std::map<std::string, int, std::less<>>;
 
 // Static facts about a game variant.
 struct GameInfo {
-  std::string name;        // "tavreli", "tavlei9", "tavlei11"
-  int board_width = 0;     // files
-  int board_height = 0;    // ranks; square index = rank * width + file
-  int max_stack_height = 1;  // 1 for games with one piece per square
+  std::string name;                // "tavreli", "tavlei9", "tavlei11"
+  int board_width = 0;             // files
+  int board_height = 0;            // ranks; square index = rank * width + file
+  int max_stack_height = 1;        // 1 for games with one piece per square
   std::string first_player_name;   // "white", "attackers"
   std::string second_player_name;  // "black", "defenders"
 };

@@ -10,14 +10,14 @@ namespace volkhv {
 enum class Outcome { kOngoing, kWin, kDraw, kLoss };
 
 enum class Termination {
-  kNone,           // the game goes on
-  kCheckmate,      // Tavreli: in check with no legal move
-  kStalemate,      // Tavreli: not in check, no legal move (draw)
-  kRepetition,     // third occurrence of the same position (draw)
-  kFiftyMoves,     // Tavreli: 100 plies without pawn move or capture (draw)
-  kNoLegalMoves,   // Tavlei: the side to move cannot move and loses
-  kKingCaptured,   // Tavlei: the prince/king was captured
-  kKingEscaped,    // Tavlei: the prince/king reached an exit/refuge
+  kNone,          // the game goes on
+  kCheckmate,     // Tavreli: in check with no legal move
+  kStalemate,     // Tavreli: not in check, no legal move (draw)
+  kRepetition,    // third occurrence of the same position (draw)
+  kFiftyMoves,    // Tavreli: 100 plies without pawn move or capture (draw)
+  kNoLegalMoves,  // Tavlei: the side to move cannot move and loses
+  kKingCaptured,  // Tavlei: the prince/king was captured
+  kKingEscaped,   // Tavlei: the prince/king reached an exit/refuge
 };
 
 struct GameResult {

@@ -28,8 +28,7 @@ std::optional<int> ParseSquarePrefix(std::string_view text, int width,
 
 std::optional<int> ParseSquare(std::string_view text, int width, int height) {
   int consumed = 0;
-  std::optional<int> square =
-      ParseSquarePrefix(text, width, height, &consumed);
+  std::optional<int> square = ParseSquarePrefix(text, width, height, &consumed);
   if (!square || consumed != static_cast<int>(text.size())) {
     return std::nullopt;
   }

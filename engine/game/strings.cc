@@ -8,8 +8,10 @@ std::vector<std::string_view> Split(std::string_view text,
   std::vector<std::string_view> pieces;
   size_t start = 0;
   for (size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || delimiters.find(text[i]) != std::string_view::npos) {
-      if (!skip_empty || i > start) pieces.push_back(text.substr(start, i - start));
+    if (i == text.size() ||
+        delimiters.find(text[i]) != std::string_view::npos) {
+      if (!skip_empty || i > start)
+        pieces.push_back(text.substr(start, i - start));
       start = i + 1;
     }
   }

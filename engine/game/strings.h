@@ -20,10 +20,9 @@ inline void AppendOne(std::string& out, absl::string_view s) {
   out.append(s.data(), s.size());
 }
 inline void AppendOne(std::string& out, char c) { out += c; }
-template <typename T,
-          typename = std::enable_if_t<std::is_arithmetic_v<T> &&
-                                      !std::is_same_v<T, char> &&
-                                      !std::is_same_v<T, bool>>>
+template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<T> &&
+                                                  !std::is_same_v<T, char> &&
+                                                  !std::is_same_v<T, bool>>>
 void AppendOne(std::string& out, T value) {
   out += std::to_string(value);
 }

@@ -17,8 +17,7 @@ absl::StatusOr<std::unique_ptr<Game>> MakeGame(std::string_view name,
     return MakeTavleiGame(name, options);
   }
   return absl::InvalidArgumentError(Cat(
-      "unknown game '", name, "' (known: ", "tavreli, tavlei9, tavlei11",
-      ")"));
+      "unknown game '", name, "' (known: ", "tavreli, tavlei9, tavlei11", ")"));
 }
 
 }  // namespace volkhv

@@ -11,7 +11,8 @@ namespace {
 
 bool IsMoveNumber(std::string_view token) {
   size_t i = 0;
-  while (i < token.size() && std::isdigit(static_cast<unsigned char>(token[i]))) {
+  while (i < token.size() &&
+         std::isdigit(static_cast<unsigned char>(token[i]))) {
     ++i;
   }
   if (i == 0 || i == token.size()) return false;
@@ -22,7 +23,8 @@ bool IsMoveNumber(std::string_view token) {
 // "12.e2-e4" -> "e2-e4".
 std::string_view StripLeadingMoveNumber(std::string_view token) {
   size_t i = 0;
-  while (i < token.size() && std::isdigit(static_cast<unsigned char>(token[i]))) {
+  while (i < token.size() &&
+         std::isdigit(static_cast<unsigned char>(token[i]))) {
     ++i;
   }
   if (i == 0 || i >= token.size() || token[i] != '.') return token;
@@ -31,8 +33,7 @@ std::string_view StripLeadingMoveNumber(std::string_view token) {
 }
 
 bool IsResult(std::string_view token) {
-  return token == "1-0" || token == "0-1" || token == "1/2-1/2" ||
-         token == "*";
+  return token == "1-0" || token == "0-1" || token == "1/2-1/2" || token == "*";
 }
 
 bool IsCount(std::string_view token) {
@@ -45,8 +46,7 @@ bool IsCount(std::string_view token) {
   return true;
 }
 
-bool ParseTagLine(std::string_view line, std::string* key,
-                  std::string* value) {
+bool ParseTagLine(std::string_view line, std::string* key, std::string* value) {
   if (line.size() < 2 || line.front() != '[' || line.back() != ']') {
     return false;
   }
@@ -93,8 +93,7 @@ std::vector<std::string> SplitMoveText(std::string_view text) {
   }
   std::vector<std::string> moves;
   bool glue_next = false;
-  for (std::string_view token :
-       Split(cleaned, " \t\r\n", true)) {
+  for (std::string_view token : Split(cleaned, " \t\r\n", true)) {
     if (IsMoveNumber(token) || IsResult(token)) continue;
     token = StripLeadingMoveNumber(token);
     const bool separator = token == "-" || token == "x";
@@ -126,8 +125,9 @@ absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
     if (line.front() == '[') {
       std::string key, value;
       if (!ParseTagLine(line, &key, &value)) {
-        return absl::InvalidArgumentError(Cat(
-            "line ", line_number, ": malformed tag (expected [Key \"value\"])"));
+        return absl::InvalidArgumentError(
+            Cat("line ", line_number,
+                ": malformed tag (expected [Key \"value\"])"));
       }
       if (games.empty() || in_moves) {
         finish();
@@ -175,9 +175,8 @@ std::string StatusWord(const GameState& state) {
       case Termination::kStalemate:
         return "stalemate";
       default:
-        return Cat(
-            result.outcome == Outcome::kDraw ? "draw" : "decided", " (",
-            TerminationName(result.termination), ")");
+        return Cat(result.outcome == Outcome::kDraw ? "draw" : "decided", " (",
+                   TerminationName(result.termination), ")");
     }
   }
   return state.InCheck() ? "check" : "ongoing";
@@ -202,9 +201,9 @@ ReplayReport ReplayGame(const Game& game, const RecordedGame& record) {
   for (const std::string& text : record.moves) {
     const int ply = report.plies + 1;
     if (state->Result().IsOver()) {
-      report.error = Cat("ply ", ply, " (", text,
-                                  "): the game was already over (",
-                                  StatusWord(*state), ")");
+      report.error =
+          Cat("ply ", ply, " (", text, "): the game was already over (",
+              StatusWord(*state), ")");
       return report;
     }
     absl::StatusOr<Move> move = state->ParseMove(text);
@@ -218,8 +217,8 @@ ReplayReport ReplayGame(const Game& game, const RecordedGame& record) {
   }
   const std::string plies_tag = record.Tag("Plies");
   if (!plies_tag.empty() && plies_tag != std::to_string(report.plies)) {
-    report.error = Cat("the Plies tag says ", plies_tag, " but ",
-                                report.plies, " moves were read");
+    report.error = Cat("the Plies tag says ", plies_tag, " but ", report.plies,
+                       " moves were read");
     return report;
   }
   report.ok = true;

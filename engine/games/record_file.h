@@ -38,9 +38,9 @@ absl::StatusOr<std::vector<RecordedGame>> ReadRecordFile(
 // The outcome of replaying one recorded game.
 struct ReplayReport {
   bool ok = false;
-  std::string error;      // when !ok: "ply 7 (e2-e5): illegal move ..."
-  int plies = 0;          // plies replayed legally
-  std::string status;     // when ok: ongoing, check, checkmate, stalemate, ...
+  std::string error;   // when !ok: "ply 7 (e2-e5): illegal move ..."
+  int plies = 0;       // plies replayed legally
+  std::string status;  // when ok: ongoing, check, checkmate, stalemate, ...
   std::string final_position;
 };
 

@@ -5,7 +5,7 @@ namespace {
 
 constexpr int kDirFile[8] = {0, 1, 0, -1, 1, 1, -1, -1};
 constexpr int kDirRank[8] = {1, 0, -1, 0, 1, -1, -1, 1};
-constexpr bool kPositive[8] = {true, true, false, false,
+constexpr bool kPositive[8] = {true, true,  false, false,
                                true, false, false, true};
 
 constexpr Bitboard StepTargets(int square, const int (*steps)[2], int count) {
@@ -13,17 +13,16 @@ constexpr Bitboard StepTargets(int square, const int (*steps)[2], int count) {
   for (int i = 0; i < count; ++i) {
     const int f = FileOf(square) + steps[i][0];
     const int r = RankOf(square) + steps[i][1];
-    if (f >= 0 && f < 8 && r >= 0 && r < 8) targets |= SquareBit(MakeSquare(f, r));
+    if (f >= 0 && f < 8 && r >= 0 && r < 8)
+      targets |= SquareBit(MakeSquare(f, r));
   }
   return targets;
 }
 
-constexpr int kKingSteps[8][2] = {{1, 0},  {1, 1},   {0, 1},
-                                           {-1, 1}, {-1, 0},  {-1, -1},
-                                           {0, -1}, {1, -1}};
-constexpr int kKnightSteps[8][2] = {{1, 2},   {2, 1},  {2, -1},
-                                             {1, -2},  {-1, -2}, {-2, -1},
-                                             {-2, 1},  {-1, 2}};
+constexpr int kKingSteps[8][2] = {{1, 0},  {1, 1},   {0, 1},  {-1, 1},
+                                  {-1, 0}, {-1, -1}, {0, -1}, {1, -1}};
+constexpr int kKnightSteps[8][2] = {{1, 2},   {2, 1},   {2, -1}, {1, -2},
+                                    {-1, -2}, {-2, -1}, {-2, 1}, {-1, 2}};
 constexpr int kWhitePawn[2][2] = {{-1, 1}, {1, 1}};
 constexpr int kBlackPawn[2][2] = {{-1, -1}, {1, -1}};
 
@@ -60,7 +59,8 @@ inline Bitboard RayAttacks(int square, Bitboard occupied) {
   const Bitboard ray = kTables.ray[kDir][square];
   const Bitboard blockers = ray & occupied;
   if (!blockers) return ray;
-  const int first = kPositive[kDir] ? Lsb(blockers) : 63 - std::countl_zero(blockers);
+  const int first =
+      kPositive[kDir] ? Lsb(blockers) : 63 - std::countl_zero(blockers);
   return ray ^ kTables.ray[kDir][first];
 }
 

@@ -30,8 +30,8 @@ inline int PopCount(Bitboard b) { return std::popcount(b); }
 struct AttackTables {
   Bitboard king[64];
   Bitboard knight[64];
-  Bitboard pawn[2][64];  // squares a pawn of colour c on s attacks
-  Bitboard ray[8][64];   // empty-board rays; directions in kRayDirections
+  Bitboard pawn[2][64];       // squares a pawn of colour c on s attacks
+  Bitboard ray[8][64];        // empty-board rays; directions in kRayDirections
   Bitboard rook_lines[64];    // union of rays 0-3
   Bitboard bishop_lines[64];  // union of rays 4-7
   Bitboard queen_lines[64];   // union of the eight rays

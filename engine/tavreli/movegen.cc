@@ -1,7 +1,7 @@
 #include "engine/tavreli/movegen.h"
 
-#include "engine/game/strings.h"
 #include "engine/game/square.h"
+#include "engine/game/strings.h"
 
 namespace volkhv::tavreli {
 namespace {
@@ -145,9 +145,9 @@ void GenerateFromSquare(const Position& pos, const KingContext& c, int from,
     bool surely_safe = false;
     if (!king && !c.in_check) {
       // Only the source square changes in a way that can expose the king.
-      surely_safe = whole ? !(c.lines & SquareBit(from))
-                          : (ColorOf(uncovered) == c.us ||
-                             !(c.nearby & SquareBit(from)));
+      surely_safe =
+          whole ? !(c.lines & SquareBit(from))
+                : (ColorOf(uncovered) == c.us || !(c.nearby & SquareBit(from)));
     }
     if (surely_safe) {
       sink.AddAll(from, dests, count);
@@ -224,7 +224,7 @@ void Generate(const Position& pos, Sink& sink) {
 }
 
 std::string PieceName(Piece p) {
-  static constexpr const char* kNames[] = {"King",   "Queen",  "Rook", "Bishop",
+  static constexpr const char* kNames[] = {"King",   "Queen", "Rook", "Bishop",
                                            "Knight", "Helgi", "pawn"};
   std::string name = kNames[TypeOf(p)];
   if (IsPromoted(p)) name = "promoted " + name;
@@ -264,9 +264,8 @@ std::string ExplainIllegal(const Position& pos, Move move) {
   }
   if (move.count < 1 || move.count > pos.Height(move.from)) {
     return Cat(from, " holds ", pos.Height(move.from),
-                        move.count < 1 ? " pieces; take at least one"
-                                       : Cat(" piece(s), not ",
-                                                      move.count));
+               move.count < 1 ? " pieces; take at least one"
+                              : Cat(" piece(s), not ", move.count));
   }
   MoveList legal;
   GenerateLegalMoves(pos, &legal);
@@ -284,8 +283,7 @@ std::string ExplainIllegal(const Position& pos, Move move) {
       (move.to - move.from == 2 || move.from - move.to == 2)) {
     return "castling is not allowed here";
   }
-  return Cat("the ", PieceName(top), " on ", from,
-                      " cannot move to ", to);
+  return Cat("the ", PieceName(top), " on ", from, " cannot move to ", to);
 }
 
 uint64_t Perft(const Position& pos, int depth) {

@@ -2,8 +2,8 @@
 
 #include <cctype>
 
-#include "engine/game/strings.h"
 #include "engine/game/square.h"
+#include "engine/game/strings.h"
 #include "engine/tavreli/movegen.h"
 
 namespace volkhv::tavreli {
@@ -21,8 +21,8 @@ std::string Normalise(std::string_view text) {
   for (char c : text) {
     if (!std::isspace(static_cast<unsigned char>(c))) s += c;
   }
-  while (!s.empty() && std::string_view("+#!?*").find(s.back()) !=
-                           std::string_view::npos) {
+  while (!s.empty() &&
+         std::string_view("+#!?*").find(s.back()) != std::string_view::npos) {
     s.pop_back();
   }
   // "e1(3)-d2x": a final x after a complete move is the end-of-game mark.
@@ -61,10 +61,10 @@ absl::StatusOr<Move> ParseMove(const Position& pos, std::string_view text) {
     const int king = MakeSquare(4, rank);
     const bool kingside = s.size() == 3;
     move = MakeMove(king, kingside ? king + 2 : king - 2, 1);
-    if (pos.Empty(king) || pos.Top(king) != MakePiece(pos.SideToMove(), kKing)) {
-      return absl::InvalidArgumentError(
-          Cat("illegal move ", text, ": the King is not on ",
-                       SquareName(king, 8)));
+    if (pos.Empty(king) ||
+        pos.Top(king) != MakePiece(pos.SideToMove(), kKing)) {
+      return absl::InvalidArgumentError(Cat(
+          "illegal move ", text, ": the King is not on ", SquareName(king, 8)));
     }
   } else {
     int used = 0;
@@ -93,21 +93,20 @@ absl::StatusOr<Move> ParseMove(const Position& pos, std::string_view text) {
     std::optional<int> to = ParseSquare(std::string_view(s).substr(i), 8, 8);
     if (!to) return Malformed(text, "expected a destination square like e4");
     if (pos.Empty(*from)) {
-      return absl::InvalidArgumentError(Cat(
-          "illegal move ", text, ": ", SquareName(*from, 8), " is empty"));
+      return absl::InvalidArgumentError(
+          Cat("illegal move ", text, ": ", SquareName(*from, 8), " is empty"));
     }
     if (count == 0) count = pos.Height(*from);
     if (count > pos.Height(*from)) {
-      return absl::InvalidArgumentError(Cat(
-          "illegal move ", text, ": ", SquareName(*from, 8), " holds only ",
-          pos.Height(*from), " piece(s)"));
+      return absl::InvalidArgumentError(
+          Cat("illegal move ", text, ": ", SquareName(*from, 8), " holds only ",
+              pos.Height(*from), " piece(s)"));
     }
     move = MakeMove(*from, *to, count);
   }
   const std::string why = ExplainIllegal(pos, move);
   if (!why.empty()) {
-    return absl::InvalidArgumentError(
-        Cat("illegal move ", text, ": ", why));
+    return absl::InvalidArgumentError(Cat("illegal move ", text, ": ", why));
   }
   return move;
 }

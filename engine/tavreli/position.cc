@@ -132,8 +132,8 @@ int Position::StackBottomToTop(int square, Piece* pieces, bool* moved) const {
 }
 
 uint64_t Position::PieceKey(int square, int depth, uint8_t slot) const {
-  return Keys().piece[depth][square]
-                     [Identity(piece_[slot], (moved_ >> slot & 1) != 0)];
+  return Keys()
+      .piece[depth][square][Identity(piece_[slot], (moved_ >> slot & 1) != 0)];
 }
 
 uint64_t Position::StateKey() const {

@@ -127,7 +127,8 @@ class Position {
 };
 
 inline constexpr int kPositionBytes = sizeof(Position);
-static_assert(kPositionBytes <= 512, "Position is copied on every move");
+static_assert(kPositionBytes == 296,
+              "Position is copied on every move: keep it small");
 
 }  // namespace volkhv::tavreli
 

@@ -1,7 +1,7 @@
 #include "engine/tavreli/tavreli_game.h"
 
-#include "engine/game/strings.h"
 #include "engine/game/square.h"
+#include "engine/game/strings.h"
 #include "engine/tavreli/movegen.h"
 #include "engine/tavreli/notation.h"
 #include "engine/tavreli/tfen.h"
@@ -10,8 +10,8 @@ namespace volkhv::tavreli {
 namespace {
 
 const GameInfo& TavreliInfo() {
-  static const GameInfo* const info = new GameInfo{
-      "tavreli", 8, 8, kMaxStackHeight, "white", "black"};
+  static const GameInfo* const info =
+      new GameInfo{"tavreli", 8, 8, kMaxStackHeight, "white", "black"};
   return *info;
 }
 
@@ -43,8 +43,8 @@ std::string Cell(const Position& pos, int square) {
 absl::StatusOr<std::unique_ptr<Game>> MakeTavreliGame(
     const GameOptions& options) {
   if (!options.empty()) {
-    return absl::InvalidArgumentError(Cat(
-        "tavreli has no option '", options.begin()->first, "'"));
+    return absl::InvalidArgumentError(
+        Cat("tavreli has no option '", options.begin()->first, "'"));
   }
   return std::make_unique<TavreliGame>();
 }
@@ -123,15 +123,16 @@ std::string TavreliState::BoardDiagram() const {
     const int h = pos.StackBottomToTop(s, pieces, moved);
     Append(&stacks, "  ", SquareName(s, 8), ": ");
     for (int i = 0; i < h; ++i) {
-      Append(
-          &stacks, i ? " " : "",
-          PieceToken(pieces[i], IsPawn(pieces[i]) && moved[i] &&
-                                    RankOf(s) == SecondRank(ColorOf(pieces[i]))));
+      Append(&stacks, i ? " " : "",
+             PieceToken(pieces[i],
+                        IsPawn(pieces[i]) && moved[i] &&
+                            RankOf(s) == SecondRank(ColorOf(pieces[i]))));
     }
     stacks += '\n';
   }
   if (!stacks.empty()) {
-    out += "Stacks, bottom to top (x^n on the board: n pieces topped by x):\n" + stacks;
+    out += "Stacks, bottom to top (x^n on the board: n pieces topped by x):\n" +
+           stacks;
   }
   return out;
 }

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <vector>
 
-#include "engine/game/strings.h"
 #include "engine/game/square.h"
+#include "engine/game/strings.h"
 
 namespace volkhv::tavreli {
 namespace {
@@ -13,20 +13,32 @@ namespace {
 absl::Status BoardError(int rank, int file, std::string_view what) {
   return absl::InvalidArgumentError(Cat(
       "TFEN board, rank ", rank + 1,
-      file >= 0 && file < 8 ? Cat(", file ", std::string(1, 'a' + file))
-                            : "",
+      file >= 0 && file < 8 ? Cat(", file ", std::string(1, 'a' + file)) : "",
       ": ", what));
 }
 
 bool TypeFromLetter(char upper, PieceType* type) {
   switch (upper) {
-    case 'K': *type = kKing; return true;
-    case 'Q': *type = kQueen; return true;
-    case 'R': *type = kRook; return true;
-    case 'B': *type = kBishop; return true;
-    case 'N': *type = kKnight; return true;
-    case 'H': *type = kHelgi; return true;
-    default: return false;
+    case 'K':
+      *type = kKing;
+      return true;
+    case 'Q':
+      *type = kQueen;
+      return true;
+    case 'R':
+      *type = kRook;
+      return true;
+    case 'B':
+      *type = kBishop;
+      return true;
+    case 'N':
+      *type = kKnight;
+      return true;
+    case 'H':
+      *type = kHelgi;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -39,9 +51,7 @@ struct ParsedPiece {
 absl::StatusOr<ParsedPiece> ParsePieceToken(std::string_view text, size_t* i,
                                             int rank, int file) {
   const char c = text[*i];
-  auto bad = [&](std::string_view why) {
-    return BoardError(rank, file, why);
-  };
+  auto bad = [&](std::string_view why) { return BoardError(rank, file, why); };
   if (c == '+') {
     if (*i + 1 >= text.size()) return bad("'+' must be followed by a piece");
     const char p = text[*i + 1];
@@ -50,7 +60,7 @@ absl::StatusOr<ParsedPiece> ParsePieceToken(std::string_view text, size_t* i,
         !TypeFromLetter(static_cast<char>(std::toupper(p)), &type) ||
         type == kKing) {
       return bad(Cat("unknown promoted piece '+", std::string(1, p),
-                              "' (expected +R +N +B +Q +H)"));
+                     "' (expected +R +N +B +Q +H)"));
     }
     *i += 2;
     return ParsedPiece{MakePromoted(std::isupper(p) ? kWhite : kBlack, type),
@@ -66,8 +76,8 @@ absl::StatusOr<ParsedPiece> ParsePieceToken(std::string_view text, size_t* i,
         !TypeFromLetter(static_cast<char>(std::toupper(s)), &symbol) ||
         symbol == kKing) {
       return bad(Cat("unknown pawn token '", text.substr(*i, 2),
-                              "' (expected P followed by R N B Q H in the "
-                              "same case)"));
+                     "' (expected P followed by R N B Q H in the "
+                     "same case)"));
     }
     *i += 2;
     bool tilde = false;
@@ -117,8 +127,7 @@ absl::Status ParseRank(std::string_view text, int rank,
       if (i >= text.size()) return BoardError(rank, file, "missing ')'");
       ++i;
       if (sq.pieces.size() < 2) {
-        return BoardError(rank, file,
-                          "parentheses need two or more pieces");
+        return BoardError(rank, file, "parentheses need two or more pieces");
       }
     } else {
       absl::StatusOr<ParsedPiece> p = ParsePieceToken(text, &i, rank, file);
@@ -182,17 +191,25 @@ absl::StatusOr<uint8_t> ParseCastling(std::string_view text) {
   for (char c : text) {
     uint8_t bit;
     switch (c) {
-      case 'K': bit = kWhiteKingside; break;
-      case 'Q': bit = kWhiteQueenside; break;
-      case 'k': bit = kBlackKingside; break;
-      case 'q': bit = kBlackQueenside; break;
+      case 'K':
+        bit = kWhiteKingside;
+        break;
+      case 'Q':
+        bit = kWhiteQueenside;
+        break;
+      case 'k':
+        bit = kBlackKingside;
+        break;
+      case 'q':
+        bit = kBlackQueenside;
+        break;
       default:
-        return absl::InvalidArgumentError(Cat(
-            "TFEN castling: unknown right '", std::string(1, c), "'"));
+        return absl::InvalidArgumentError(
+            Cat("TFEN castling: unknown right '", std::string(1, c), "'"));
     }
     if (rights & bit) {
-      return absl::InvalidArgumentError(Cat(
-          "TFEN castling: right '", std::string(1, c), "' repeated"));
+      return absl::InvalidArgumentError(
+          Cat("TFEN castling: right '", std::string(1, c), "' repeated"));
     }
     rights |= bit;
   }
@@ -226,10 +243,10 @@ absl::Status ValidateCastling(uint8_t rights, const SquareContents (&sq)[64]) {
     const SquareContents& rook = sq[MakeSquare(r.rook_file, rank)];
     if (rook.pieces.empty() ||
         rook.pieces[0].piece != MakePiece(r.color, kRook)) {
-      return absl::InvalidArgumentError(Cat(
-          "TFEN castling: right '", std::string(1, r.letter),
-          "' needs an unpromoted rook at the bottom of ",
-          SquareName(MakeSquare(r.rook_file, rank), 8)));
+      return absl::InvalidArgumentError(
+          Cat("TFEN castling: right '", std::string(1, r.letter),
+              "' needs an unpromoted rook at the bottom of ",
+              SquareName(MakeSquare(r.rook_file, rank), 8)));
     }
   }
   return absl::OkStatus();
@@ -246,10 +263,10 @@ absl::StatusOr<int> ParseEnPassant(std::string_view text, Color side,
   const Color mover = Opponent(side);
   const int rank = RankOf(*square);
   if (rank != (mover == kWhite ? 2 : 5)) {
-    return absl::InvalidArgumentError(Cat(
-        "TFEN en passant: ", text, " is not on rank ",
-        mover == kWhite ? 3 : 6, " (the side that just moved is ",
-        mover == kWhite ? "White" : "Black", ")"));
+    return absl::InvalidArgumentError(
+        Cat("TFEN en passant: ", text, " is not on rank ",
+            mover == kWhite ? 3 : 6, " (the side that just moved is ",
+            mover == kWhite ? "White" : "Black", ")"));
   }
   if (!sq[*square].pieces.empty()) {
     return absl::InvalidArgumentError(
@@ -258,9 +275,9 @@ absl::StatusOr<int> ParseEnPassant(std::string_view text, Color side,
   const SquareContents& front = sq[*square + Forward(mover)];
   if (front.pieces.empty() || !IsPawn(front.pieces.back().piece) ||
       ColorOf(front.pieces.back().piece) != mover) {
-    return absl::InvalidArgumentError(Cat(
-        "TFEN en passant: no pawn of the side that just moved on top of ",
-        SquareName(*square + Forward(mover), 8)));
+    return absl::InvalidArgumentError(
+        Cat("TFEN en passant: no pawn of the side that just moved on top of ",
+            SquareName(*square + Forward(mover), 8)));
   }
   return *square;
 }
@@ -268,16 +285,15 @@ absl::StatusOr<int> ParseEnPassant(std::string_view text, Color side,
 }  // namespace
 
 absl::StatusOr<Position> ParseTfen(std::string_view tfen) {
-  std::vector<std::string_view> fields =
-      Split(tfen, " ", /*skip_empty=*/true);
+  std::vector<std::string_view> fields = Split(tfen, " ", /*skip_empty=*/true);
   if (fields.size() != 6) {
-    return absl::InvalidArgumentError(Cat(
-        "TFEN needs 6 space-separated fields, got ", fields.size()));
+    return absl::InvalidArgumentError(
+        Cat("TFEN needs 6 space-separated fields, got ", fields.size()));
   }
   std::vector<std::string_view> ranks = Split(fields[0], "/", false);
   if (ranks.size() != 8) {
-    return absl::InvalidArgumentError(Cat(
-        "TFEN board: ", ranks.size(), " ranks instead of 8"));
+    return absl::InvalidArgumentError(
+        Cat("TFEN board: ", ranks.size(), " ranks instead of 8"));
   }
   SquareContents squares[64];
   for (int i = 0; i < 8; ++i) {
@@ -296,19 +312,18 @@ absl::StatusOr<Position> ParseTfen(std::string_view tfen) {
   }
   for (Color c : {kWhite, kBlack}) {
     if (kings[c] != 1) {
-      return absl::InvalidArgumentError(
-          Cat("TFEN board: ", kings[c], " ",
-                       c == kWhite ? "white" : "black",
-                       " kings (exactly one per side)"));
+      return absl::InvalidArgumentError(Cat("TFEN board: ", kings[c], " ",
+                                            c == kWhite ? "white" : "black",
+                                            " kings (exactly one per side)"));
     }
   }
   if (total > kMaxPieces) {
-    return absl::InvalidArgumentError(Cat(
-        "TFEN board: ", total, " pieces (at most ", kMaxPieces, ")"));
+    return absl::InvalidArgumentError(
+        Cat("TFEN board: ", total, " pieces (at most ", kMaxPieces, ")"));
   }
   if (fields[1] != "w" && fields[1] != "b") {
-    return absl::InvalidArgumentError(Cat(
-        "TFEN side to move: '", fields[1], "' (expected w or b)"));
+    return absl::InvalidArgumentError(
+        Cat("TFEN side to move: '", fields[1], "' (expected w or b)"));
   }
   const Color side = fields[1] == "w" ? kWhite : kBlack;
   absl::StatusOr<uint8_t> castling = ParseCastling(fields[2]);
@@ -370,8 +385,9 @@ std::string ToTfen(const Position& pos) {
       const int h = pos.StackBottomToTop(s, pieces, moved);
       if (h > 1) out += '(';
       for (int i = 0; i < h; ++i) {
-        out += PieceToken(pieces[i], IsPawn(pieces[i]) && moved[i] &&
-                                         rank == SecondRank(ColorOf(pieces[i])));
+        out +=
+            PieceToken(pieces[i], IsPawn(pieces[i]) && moved[i] &&
+                                      rank == SecondRank(ColorOf(pieces[i])));
       }
       if (h > 1) out += ')';
     }
