@@ -67,6 +67,14 @@ TEST(RecordFileTest, ParsesGamesTagsAndLines) {
   EXPECT_EQ(second.final_position, "4k3/8/8/8/8/8/4K3/8 b - - 1 1");
 }
 
+TEST(RecordFileTest, RepeatedTagStartsAGameEvenWithoutMoves) {
+  auto games = ParseRecordText("[Game \"a\"]\n\n[Game \"b\"]\n1. e2-e4\n");
+  ASSERT_TRUE(games.ok());
+  ASSERT_EQ(games->size(), 2u);
+  EXPECT_TRUE((*games)[0].moves.empty());
+  EXPECT_EQ((*games)[1].Tag("Game"), "b");
+}
+
 TEST(RecordFileTest, ReportsTheFirstIllegalPlyAndBadTags) {
   auto game = MakeGame("tavreli");
   auto games = ParseRecordText("1. e2-e4 e7-e5 2. e4-e5 d7-d5\n");

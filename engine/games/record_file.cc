@@ -129,7 +129,8 @@ absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
             Cat("line ", line_number,
                 ": malformed tag (expected [Key \"value\"])"));
       }
-      if (games.empty() || in_moves) {
+      // A tag after move text, or a tag the game already has, starts a game.
+      if (games.empty() || in_moves || !games.back().Tag(key).empty()) {
         finish();
         games.emplace_back();
         games.back().first_line = line_number;
