@@ -10,90 +10,83 @@
 #include "engine/tavlei/position.h"
 #include "engine/tavlei/position_text.h"
 #include "engine/tavlei/rules.h"
+#include "engine/tavlei/tavlei_state.h"
 
 namespace volkhv {
+namespace tavlei {
+
+std::unique_ptr<GameState> TavleiState::Clone() const {
+  return std::make_unique<TavleiState>(*this);
+}
+
+void TavleiState::LegalMoves(MoveList* moves) const {
+  moves->clear();
+  GenerateMoves(*rules_, position_, moves);
+}
+
+void TavleiState::Play(Move move) {
+  history_.push_back(position_);
+  PlayMove(*rules_, &position_, move.from, move.to, nullptr);
+}
+
+void TavleiState::Undo() {
+  position_ = history_.back();
+  history_.pop_back();
+}
+
+GameResult TavleiState::Result() const {
+  if (position_.status != Status::kOngoing) {
+    const bool captured = position_.status == Status::kKingCaptured;
+    const int winner = captured ? kAttackers : kDefenders;
+    return {position_.side == winner ? Outcome::kWin : Outcome::kLoss,
+            captured ? Termination::kKingCaptured : Termination::kKingEscaped};
+  }
+  if (!HasMove(*rules_, position_)) {
+    return {Outcome::kLoss, Termination::kNoLegalMoves};
+  }
+  if (Occurrences() >= 3) return {Outcome::kDraw, Termination::kRepetition};
+  return {};
+}
+
+std::string TavleiState::PositionText() const {
+  return WritePosition(*rules_, position_);
+}
+
+std::string TavleiState::MoveText(Move move) const {
+  return WriteMove(*rules_, position_, move);
+}
+
+absl::StatusOr<Move> TavleiState::ParseMove(std::string_view text) const {
+  return ParseMoveText(*rules_, position_, text);
+}
+
+std::string TavleiState::BoardDiagram() const {
+  return DrawBoard(*rules_, position_);
+}
+
+uint64_t TavleiState::Perft(int depth) const {
+  return tavlei::Perft(*rules_, position_, depth);
+}
+
+// Captures cannot be undone, so the search stops at the first position with
+// more pieces.
+int TavleiState::Occurrences() const {
+  const int pieces = position_.PieceCount();
+  int count = 1;
+  for (auto it = history_.rbegin(); it != history_.rend(); ++it) {
+    if (it->PieceCount() != pieces) break;
+    if (it->SameArrangement(position_)) ++count;
+  }
+  return count;
+}
+
+}  // namespace tavlei
+
 namespace {
 
 using tavlei::Position;
 using tavlei::Rules;
-using tavlei::Status;
-
-class TavleiState final : public GameState {
- public:
-  TavleiState(std::shared_ptr<const Rules> rules, const Position& position)
-      : rules_(std::move(rules)), position_(position) {}
-
-  const GameInfo& Info() const override { return rules_->info; }
-  std::unique_ptr<GameState> Clone() const override {
-    return std::make_unique<TavleiState>(*this);
-  }
-  int SideToMove() const override { return position_.side; }
-  int PliesPlayed() const override { return static_cast<int>(history_.size()); }
-
-  void LegalMoves(MoveList* moves) const override {
-    moves->clear();
-    tavlei::GenerateMoves(*rules_, position_, moves);
-  }
-  void Play(Move move) override {
-    history_.push_back(position_);
-    tavlei::PlayMove(*rules_, &position_, move.from, move.to, nullptr);
-  }
-  void Undo() override {
-    position_ = history_.back();
-    history_.pop_back();
-  }
-
-  GameResult Result() const override {
-    if (position_.status != Status::kOngoing) {
-      const bool captured = position_.status == Status::kKingCaptured;
-      const int winner = captured ? tavlei::kAttackers : tavlei::kDefenders;
-      return {
-          position_.side == winner ? Outcome::kWin : Outcome::kLoss,
-          captured ? Termination::kKingCaptured : Termination::kKingEscaped};
-    }
-    if (!tavlei::HasMove(*rules_, position_)) {
-      return {Outcome::kLoss, Termination::kNoLegalMoves};
-    }
-    if (Occurrences() >= 3) return {Outcome::kDraw, Termination::kRepetition};
-    return {};
-  }
-  bool InCheck() const override { return false; }
-  uint64_t Hash() const override { return position_.hash; }
-
-  std::string PositionText() const override {
-    return tavlei::WritePosition(*rules_, position_);
-  }
-  std::string MoveText(Move move) const override {
-    return tavlei::WriteMove(*rules_, position_, move);
-  }
-  absl::StatusOr<Move> ParseMove(std::string_view text) const override {
-    return tavlei::ParseMoveText(*rules_, position_, text);
-  }
-  std::string BoardDiagram() const override {
-    return tavlei::DrawBoard(*rules_, position_);
-  }
-  uint64_t Perft(int depth) const override {
-    return tavlei::Perft(*rules_, position_, depth);
-  }
-
- private:
-  // How often the current position (pieces and side to move) has occurred
-  // since this state's start, itself included. Captures cannot be undone, so
-  // the search stops at the first position with more pieces.
-  int Occurrences() const {
-    const int pieces = position_.PieceCount();
-    int count = 1;
-    for (auto it = history_.rbegin(); it != history_.rend(); ++it) {
-      if (it->PieceCount() != pieces) break;
-      if (it->SameArrangement(position_)) ++count;
-    }
-    return count;
-  }
-
-  std::shared_ptr<const Rules> rules_;
-  Position position_;
-  std::vector<Position> history_;  // the position before each Play
-};
+using tavlei::TavleiState;
 
 class TavleiGame final : public Game {
  public:
