@@ -68,6 +68,9 @@ class GameState {
   virtual absl::StatusOr<Move> ParseMove(std::string_view text) const = 0;
   // A multi-line human-readable drawing of the board.
   virtual std::string BoardDiagram() const = 0;
+  // How many pieces stand on a square (a stack's height; 0 or 1 in games
+  // with one piece per square).
+  virtual int PiecesOn(int square) const = 0;
 
   // Leaf count of the legal-move tree of the given depth from the current
   // position (history rules not applied), with the game's fastest generator.

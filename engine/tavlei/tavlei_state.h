@@ -41,6 +41,9 @@ class TavleiState final : public GameState {
   std::string MoveText(Move move) const override;
   absl::StatusOr<Move> ParseMove(std::string_view text) const override;
   std::string BoardDiagram() const override;
+  int PiecesOn(int square) const override {
+    return position_.board[square] != kEmpty;
+  }
   uint64_t Perft(int depth) const override;
 
   const Position& position() const { return position_; }

@@ -37,6 +37,7 @@ class TavreliState final : public GameState {
   std::string MoveText(Move move) const override;
   absl::StatusOr<Move> ParseMove(std::string_view text) const override;
   std::string BoardDiagram() const override;
+  int PiecesOn(int square) const override { return current().Height(square); }
   uint64_t Perft(int depth) const override;
 
   const Position& current() const { return history_.back(); }
