@@ -1,0 +1,730 @@
+#include "engine/search/search.h"
+
+#include <algorithm>
+#include <cassert>
+#include <chrono>
+#include <climits>
+#include <cmath>
+#include <thread>
+
+#include "engine/game/strings.h"
+
+namespace volkhv::search {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+Proven ProvenOf(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kWin:
+      return Proven::kWin;
+    case Outcome::kDraw:
+      return Proven::kDraw;
+    case Outcome::kLoss:
+      return Proven::kLoss;
+    case Outcome::kOngoing:
+      break;
+  }
+  return Proven::kNone;
+}
+
+// The exact W - L and D of a proven value.
+double ExactWl(Proven p) {
+  return p == Proven::kWin ? 1.0 : p == Proven::kLoss ? -1.0 : 0.0;
+}
+double ExactD(Proven p) { return p == Proven::kDraw ? 1.0 : 0.0; }
+
+void SetProven(Node* node, Proven p, int plies) {
+  node->set_proven(p);
+  node->proven_plies = static_cast<uint8_t>(std::min(plies, 255));
+  node->wl = ExactWl(p);
+  node->d = static_cast<float>(ExactD(p));
+}
+
+// Move-choice order among the children of a node whose side to move is
+// `side`: proven wins (fewest plies first), then unproven and drawn moves
+// (most visits, then Q, then prior), then proven losses (most plies first).
+// Returns true if `a` ranks strictly before `b`.
+bool RanksBefore(const Edge& a, const Edge& b, int side) {
+  auto category = [side](const Edge& e) {
+    if (e.child == nullptr) return 1;
+    const Proven p = e.child->ProvenFor(side);
+    return p == Proven::kWin ? 0 : p == Proven::kLoss ? 2 : 1;
+  };
+  const int ca = category(a);
+  const int cb = category(b);
+  if (ca != cb) return ca < cb;
+  if (ca == 0 && a.child->proven_plies != b.child->proven_plies) {
+    return a.child->proven_plies < b.child->proven_plies;
+  }
+  if (ca == 2 && a.child->proven_plies != b.child->proven_plies) {
+    return a.child->proven_plies > b.child->proven_plies;
+  }
+  const uint32_t na = a.child ? a.child->n : 0;
+  const uint32_t nb = b.child ? b.child->n : 0;
+  if (na != nb) return na > nb;
+  if (na > 0) {
+    const double qa = a.child->WlFor(side);
+    const double qb = b.child->WlFor(side);
+    if (qa != qb) return qa > qb;
+  }
+  return a.prior > b.prior;
+}
+
+// The first best-ranked child edge, or null for a node without children.
+const Edge* BestEdge(const Node* node) {
+  const Edge* best = nullptr;
+  for (const Edge& edge : node->children()) {
+    if (best == nullptr || RanksBefore(edge, *best, node->side_to_move)) {
+      best = &edge;
+    }
+  }
+  return best;
+}
+
+void FillWdl(double wl, double d, float wdl[3]) {
+  wdl[0] = static_cast<float>((1 + wl - d) / 2);
+  wdl[1] = static_cast<float>(d);
+  wdl[2] = static_cast<float>((1 - wl - d) / 2);
+}
+
+}  // namespace
+
+std::string_view StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kVisits:
+      return "visits";
+    case StopReason::kNodes:
+      return "nodes";
+    case StopReason::kTime:
+      return "time";
+    case StopReason::kStopped:
+      return "stopped";
+    case StopReason::kProven:
+      return "proven";
+    case StopReason::kMemory:
+      return "memory";
+    case StopReason::kGameOver:
+      return "game over";
+  }
+  return "?";
+}
+
+// One leaf of a minibatch: its path from the root and a copy of the game
+// played along it. The state is at the root between minibatches.
+struct Search::Slot {
+  std::unique_ptr<GameState> state;
+  bool in_sync = false;     // state is a copy of root_state_
+  std::vector<Node*> path;  // root first
+  std::vector<Move> moves;  // path.size() - 1 moves
+  MoveList legal;           // the leaf's legal moves
+};
+
+struct Search::RunStats {
+  uint64_t playouts = 0;
+  uint64_t evaluations = 0;
+  uint64_t batches = 0;
+  double eval_seconds = 0;
+  uint64_t depth_sum = 0;
+  int max_depth = 0;
+
+  void Playout(size_t path_size) {
+    ++playouts;
+    const int depth = static_cast<int>(path_size) - 1;
+    depth_sum += depth;
+    max_depth = std::max(max_depth, depth);
+  }
+};
+
+Search::Search(const SearchParams& params, nn::Evaluator* evaluator,
+               uint64_t seed)
+    : params_(params), evaluator_(evaluator), rng_(seed) {}
+
+Search::~Search() = default;
+
+void Search::SetParams(const SearchParams& params) { params_ = params; }
+
+absl::Status Search::SetPosition(const GameState& start,
+                                 std::span<const Move> moves) {
+  std::unique_ptr<GameState> root_state = start.Clone();
+  MoveList legal;
+  for (size_t i = 0; i < moves.size(); ++i) {
+    root_state->LegalMoves(&legal);
+    if (!legal.contains(moves[i])) {
+      return absl::InvalidArgumentError(
+          Cat("SetPosition: move ", i + 1, " is not legal"));
+    }
+    root_state->Play(moves[i]);
+  }
+  const bool same_start = start_state_ != nullptr && tree_.root() != nullptr &&
+                          start_state_->PliesPlayed() == start.PliesPlayed() &&
+                          start_state_->Hash() == start.Hash() &&
+                          start_state_->PositionText() == start.PositionText();
+  const bool extends = same_start && moves_from_start_.size() <= moves.size() &&
+                       std::equal(moves_from_start_.begin(),
+                                  moves_from_start_.end(), moves.begin());
+  const bool same_root = extends && moves_from_start_.size() == moves.size();
+  if (!extends) {
+    tree_.Reset();
+  } else if (!same_root) {
+    tree_.Descend(moves.subspan(moves_from_start_.size()));
+  }
+  if (!same_root) root_noise_applied_ = false;
+  start_state_ = start.Clone();
+  moves_from_start_.assign(moves.begin(), moves.end());
+  root_state_ = std::move(root_state);
+  for (auto& slot : slots_) slot->in_sync = false;
+  InitRoot();
+  return absl::OkStatus();
+}
+
+absl::Status Search::Advance(Move move) {
+  if (root_state_ == nullptr) {
+    return absl::FailedPreconditionError("Advance: no position set");
+  }
+  MoveList legal;
+  root_state_->LegalMoves(&legal);
+  if (!legal.contains(move)) {
+    return absl::InvalidArgumentError("Advance: the move is not legal");
+  }
+  const Move moves[1] = {move};
+  tree_.Descend(moves);
+  root_state_->Play(move);
+  moves_from_start_.push_back(move);
+  for (auto& slot : slots_) {
+    if (slot->in_sync) slot->state->Play(move);
+  }
+  root_noise_applied_ = false;
+  InitRoot();
+  return absl::OkStatus();
+}
+
+void Search::ClearTree() {
+  tree_.Reset();
+  root_noise_applied_ = false;
+  if (root_state_ != nullptr) InitRoot();
+}
+
+void Search::InitRoot() {
+  Node* root = tree_.root();
+  if (root->n > 0 || root->terminal) return;  // kept from the last search
+  root->side_to_move = root_state_->SideToMove() & 1;
+  const GameResult result = root_state_->Result();
+  if (result.IsOver()) {
+    root->terminal = 1;
+    SetProven(root, ProvenOf(result.outcome), 0);
+  }
+}
+
+void Search::ApplyRootNoise() {
+  Node* root = tree_.root();
+  if (!params_.root_noise || root_noise_applied_ || !root->expanded()) return;
+  root_noise_applied_ = true;
+  std::vector<float> noise(root->num_edges);
+  rng_.Dirichlet(params_.dirichlet_alpha_factor / root->num_edges, noise);
+  const float eps = static_cast<float>(params_.dirichlet_epsilon);
+  for (int i = 0; i < root->num_edges; ++i) {
+    Edge& edge = root->edges[i];
+    edge.prior = (1 - eps) * edge.prior + eps * noise[i];
+  }
+}
+
+bool Search::MemoryFull(uint64_t extra_bytes) const {
+  if (params_.ram_limit_mb <= 0) return false;
+  const double cap = params_.ram_limit_mb * 1024 * 1024;
+  return static_cast<double>(tree_.bytes() + pending_bytes_ + extra_bytes) >
+         cap;
+}
+
+SearchResult Search::Run(const SearchLimits& limits,
+                         const ProgressCallback& progress,
+                         const std::atomic<bool>* stop) {
+  const Clock::time_point start = Clock::now();
+  Clock::time_point last_progress = start;
+  RunStats stats;
+  StopReason reason = StopReason::kStopped;
+  memory_full_ = false;
+  Node* const root = tree_.root();
+  assert(root != nullptr && "Run needs SetPosition first");
+  if (root == nullptr) return {};
+  const bool limited =
+      !limits.infinite &&
+      (limits.visits > 0 || limits.nodes > 0 || limits.time_ms > 0);
+  auto fill_stats = [&](SearchResult* r) {
+    r->playouts = stats.playouts;
+    r->evaluations = stats.evaluations;
+    r->batches = stats.batches;
+    r->eval_seconds = stats.eval_seconds;
+    r->elapsed_seconds = SecondsSince(start);
+    r->playouts_per_second =
+        r->elapsed_seconds > 0 ? stats.playouts / r->elapsed_seconds : 0;
+    r->average_depth =
+        stats.playouts > 0 ? double(stats.depth_sum) / stats.playouts : 0;
+    r->max_depth = stats.max_depth;
+  };
+
+  for (;;) {
+    if (root->terminal) {
+      reason = StopReason::kGameOver;
+      break;
+    }
+    ApplyRootNoise();
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      reason = StopReason::kStopped;
+      break;
+    }
+    if (root->proven() != Proven::kNone) {
+      reason = StopReason::kProven;
+      break;
+    }
+    if (memory_full_) {
+      reason = StopReason::kMemory;
+      break;
+    }
+    uint64_t budget = static_cast<uint64_t>(params_.minibatch_size);
+    if (limited) {
+      if (limits.visits > 0) {
+        if (root->n >= limits.visits) {
+          reason = StopReason::kVisits;
+          break;
+        }
+        budget = std::min<uint64_t>(budget, limits.visits - root->n);
+      }
+      if (limits.nodes > 0) {
+        if (stats.playouts >= limits.nodes) {
+          reason = StopReason::kNodes;
+          break;
+        }
+        budget = std::min<uint64_t>(budget, limits.nodes - stats.playouts);
+      }
+      if (limits.time_ms > 0 &&
+          SecondsSince(start) * 1000 >= static_cast<double>(limits.time_ms)) {
+        reason = StopReason::kTime;
+        break;
+      }
+    }
+    GatherMinibatch(static_cast<int>(budget), &stats);
+    EvaluateAndBackup(&stats);
+    CancelCollisions();
+    if (progress &&
+        Clock::now() - last_progress >=
+            std::chrono::milliseconds(limits.progress_interval_ms)) {
+      last_progress = Clock::now();
+      SearchResult snapshot = BuildResult();
+      fill_stats(&snapshot);
+      progress(snapshot);
+    }
+  }
+  // An infinite search answers only when told to stop, even if it has
+  // nothing left to learn.
+  if (!limited && stop != nullptr) {
+    while (!stop->load(std::memory_order_relaxed)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  SearchResult result = BuildResult();
+  fill_stats(&result);
+  result.stop_reason = reason;
+  return result;
+}
+
+int Search::GatherMinibatch(int budget, RunStats* stats) {
+  num_pending_ = 0;
+  pending_bytes_ = 0;
+  collisions_ = 0;
+  collided_.clear();
+  int done = 0;
+  while (done < budget) {
+    if (num_pending_ == static_cast<int>(slots_.size())) {
+      slots_.push_back(std::make_unique<Slot>());
+    }
+    Slot* slot = slots_[num_pending_].get();
+    switch (PickLeaf(slot, stats)) {
+      case Pick::kLeaf:
+        ++num_pending_;
+        ++done;
+        break;
+      case Pick::kBackedUp:
+        ++done;
+        if (tree_.root()->proven() != Proven::kNone) return done;
+        break;
+      case Pick::kCollision:
+        // At the root (its own first evaluation pending) nothing else can
+        // be found; elsewhere give the virtual loss a few chances.
+        if (slot->path.empty() || ++collisions_ > params_.max_collisions) {
+          return done;
+        }
+        break;
+      case Pick::kMemoryFull:
+        memory_full_ = true;
+        return done;
+    }
+  }
+  return done;
+}
+
+Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
+  slot->path.clear();
+  slot->moves.clear();
+  Node* const root = tree_.root();
+  Node* node = root;
+  const double vl = params_.virtual_loss;
+  for (;;) {
+    if (node->n == 0 && node->in_flight > 0) {
+      // Already waiting for its evaluation: keep the in-flight counts of
+      // the path (they steer the next selections elsewhere) until the
+      // minibatch is backed up.
+      collided_.insert(collided_.end(), slot->path.begin(), slot->path.end());
+      return Pick::kCollision;
+    }
+    slot->path.push_back(node);
+    ++node->in_flight;
+    const Proven proven = node->proven();
+    if (proven != Proven::kNone) {
+      Backup(slot->path, ExactWl(proven), ExactD(proven), node->side_to_move,
+             false, stats);
+      return Pick::kBackedUp;
+    }
+    if (node->n == 0) break;  // a new leaf
+
+    // PUCT over the children.
+    const int side = node->side_to_move;
+    const bool is_root = node == root;
+    const double cpuct =
+        params_.cpuct_init +
+        params_.cpuct_factor *
+            std::log((node->n + params_.cpuct_base) / params_.cpuct_base);
+    const int64_t children_started =
+        int64_t{node->n} - 1 + int64_t{node->in_flight} - 1;
+    const double puct_mult =
+        cpuct *
+        std::sqrt(static_cast<double>(std::max<int64_t>(children_started, 1)));
+    // One pass (each child is a likely cache miss): children with visits
+    // are scored as they come; the unstarted ones all share the FPU value,
+    // so the best of them is simply the first with the highest prior.
+    double visited_policy = 0;
+    Edge* best_started = nullptr;
+    double best_started_score = -1e300;
+    Edge* best_fresh = nullptr;
+    float best_fresh_prior = -1;
+    for (Edge& edge : node->children()) {
+      const Node* child = edge.child;
+      if (child == nullptr || child->n + child->in_flight == 0) {
+        if (edge.prior > best_fresh_prior) {
+          best_fresh_prior = edge.prior;
+          best_fresh = &edge;
+        }
+        continue;
+      }
+      if (child->n > 0) visited_policy += edge.prior;
+      const double started = double(child->n) + child->in_flight;
+      const double q =
+          (child->WlFor(side) * child->n - vl * child->in_flight) / started;
+      const double score = q + puct_mult * edge.prior / (1 + started);
+      if (score > best_started_score) {
+        best_started_score = score;
+        best_started = &edge;
+      }
+    }
+    Edge* best = best_started;
+    if (best_fresh != nullptr) {
+      const double fpu = node->wl - (is_root ? params_.fpu_reduction_at_root
+                                             : params_.fpu_reduction) *
+                                        std::sqrt(visited_policy);
+      const double fresh_score = fpu + puct_mult * best_fresh_prior;
+      // Ties go to the earlier edge, as a single scan in order would.
+      if (best == nullptr || fresh_score > best_started_score ||
+          (fresh_score == best_started_score && best_fresh < best)) {
+        best = best_fresh;
+      }
+    }
+    if (best->child == nullptr) {
+      if (MemoryFull(sizeof(Node))) {
+        for (Node* n : slot->path) --n->in_flight;
+        return Pick::kMemoryFull;
+      }
+      best->child = tree_.NewNode();
+    }
+    slot->moves.push_back(best->move);
+    node = best->child;
+  }
+
+  // A node visited for the first time: find out what it is.
+  if (!slot->in_sync) {
+    slot->state = root_state_->Clone();
+    slot->in_sync = true;
+  }
+  GameState* state = slot->state.get();
+  for (Move move : slot->moves) state->Play(move);
+  auto undo = [&] {
+    for (size_t i = 0; i < slot->moves.size(); ++i) state->Undo();
+  };
+  node->side_to_move = state->SideToMove() & 1;
+  const GameResult result = state->Result();
+  if (result.IsOver()) {
+    undo();
+    node->terminal = 1;
+    const Proven proven = ProvenOf(result.outcome);
+    SetProven(node, proven, 0);
+    Backup(slot->path, ExactWl(proven), ExactD(proven), node->side_to_move,
+           true, stats);
+    return Pick::kBackedUp;
+  }
+  state->LegalMoves(&slot->legal);
+  assert(!slot->legal.empty() && "an ongoing game has legal moves");
+  if (slot->legal.empty()) {  // the game broke its contract: call it a draw
+    undo();
+    node->terminal = 1;
+    SetProven(node, Proven::kDraw, 0);
+    Backup(slot->path, 0, 1, node->side_to_move, true, stats);
+    return Pick::kBackedUp;
+  }
+  const uint64_t expansion = Tree::ExpansionBytes(slot->legal.size());
+  if (node != root && MemoryFull(expansion)) {
+    undo();
+    for (Node* n : slot->path) --n->in_flight;
+    return Pick::kMemoryFull;
+  }
+  pending_bytes_ += expansion;
+  return Pick::kLeaf;  // the state stays at the leaf until it is evaluated
+}
+
+void Search::EvaluateAndBackup(RunStats* stats) {
+  if (num_pending_ == 0) return;
+  requests_.resize(num_pending_);
+  evaluations_.resize(num_pending_);
+  for (int i = 0; i < num_pending_; ++i) {
+    requests_[i].state = slots_[i]->state.get();
+    requests_[i].legal_moves = &slots_[i]->legal;
+  }
+  const Clock::time_point start = Clock::now();
+  evaluator_->Evaluate(std::span<const nn::EvalRequest>(requests_),
+                       std::span<nn::Evaluation>(evaluations_));
+  stats->eval_seconds += SecondsSince(start);
+  ++stats->batches;
+  stats->evaluations += num_pending_;
+  for (int i = 0; i < num_pending_; ++i) {
+    Slot* slot = slots_[i].get();
+    Node* leaf = slot->path.back();
+    const nn::Evaluation& eval = evaluations_[i];
+    Expand(leaf, slot->legal, eval.priors);
+    for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
+    Backup(slot->path, double(eval.wdl[0]) - eval.wdl[2], eval.wdl[1],
+           leaf->side_to_move, false, stats);
+  }
+  num_pending_ = 0;
+  pending_bytes_ = 0;
+}
+
+void Search::Expand(Node* node, const MoveList& moves,
+                    const std::vector<float>& priors) {
+  const int n = moves.size();
+  tree_.Expand(node, std::span<const Move>(moves.begin(), moves.end()));
+  Edge* edges = node->edges;
+  if (static_cast<int>(priors.size()) != n) {
+    assert(false && "the evaluator returned one prior per legal move");
+    for (int i = 0; i < n; ++i) edges[i].prior = 1.0f / n;
+    return;
+  }
+  const double temp = params_.policy_softmax_temp;
+  if (temp == 1.0) {
+    for (int i = 0; i < n; ++i) edges[i].prior = priors[i];
+    return;
+  }
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const double p = std::pow(std::max(priors[i], 0.0f), 1.0 / temp);
+    edges[i].prior = static_cast<float>(p);
+    sum += p;
+  }
+  for (int i = 0; i < n; ++i) {
+    edges[i].prior =
+        sum > 0 ? static_cast<float>(edges[i].prior / sum) : 1.0f / n;
+  }
+}
+
+void Search::Backup(std::span<Node* const> path, double wl, double d, int side,
+                    bool leaf_proven_now, RunStats* stats) {
+  for (Node* node : path) {
+    const double v = node->side_to_move == side ? wl : -wl;
+    ++node->n;
+    --node->in_flight;
+    // A proven node keeps its exact value (leaves of the same minibatch
+    // below it may still come back with estimates).
+    if (node->proven() != Proven::kNone && !node->terminal) continue;
+    const double inv_n = 1.0 / node->n;
+    node->wl += (v - node->wl) * inv_n;
+    node->d += static_cast<float>((d - node->d) * inv_n);
+  }
+  stats->Playout(path.size());
+  if (!leaf_proven_now) return;
+  for (int i = static_cast<int>(path.size()) - 2; i >= 0; --i) {
+    if (!UpdateProven(path[i])) break;
+  }
+}
+
+bool Search::UpdateProven(Node* node) {
+  if (node->proven() != Proven::kNone || !node->expanded()) return false;
+  const int side = node->side_to_move;
+  int shortest_win = INT_MAX;
+  int longest_loss = -1;
+  int shortest_draw = INT_MAX;
+  bool open = false;  // some child's value is not proven
+  for (const Edge& edge : node->children()) {
+    const Node* child = edge.child;
+    if (child == nullptr || child->proven() == Proven::kNone) {
+      open = true;
+      continue;
+    }
+    const int plies = child->proven_plies + 1;
+    switch (child->ProvenFor(side)) {
+      case Proven::kWin:
+        shortest_win = std::min(shortest_win, plies);
+        break;
+      case Proven::kDraw:
+        shortest_draw = std::min(shortest_draw, plies);
+        break;
+      case Proven::kLoss:
+        longest_loss = std::max(longest_loss, plies);
+        break;
+      case Proven::kNone:
+        break;
+    }
+  }
+  if (shortest_win != INT_MAX) {
+    SetProven(node, Proven::kWin, shortest_win);
+  } else if (open) {
+    return false;
+  } else if (shortest_draw != INT_MAX) {
+    SetProven(node, Proven::kDraw, shortest_draw);
+  } else {
+    SetProven(node, Proven::kLoss, longest_loss);
+  }
+  return true;
+}
+
+void Search::CancelCollisions() {
+  for (Node* node : collided_) --node->in_flight;
+  collided_.clear();
+}
+
+std::vector<Move> Search::PrincipalVariation(const Edge& first) const {
+  std::vector<Move> pv = {first.move};
+  const Node* node = first.child;
+  while (node != nullptr && node->n > 0 && node->expanded()) {
+    const Edge* best = BestEdge(node);
+    if (best->child == nullptr || best->child->n == 0) break;
+    pv.push_back(best->move);
+    node = best->child;
+  }
+  return pv;
+}
+
+SearchResult Search::BuildResult() const {
+  SearchResult r;
+  const Node* root = tree_.root();
+  if (root == nullptr) return r;
+  const int side = root->side_to_move;
+  r.root_visits = root->n;
+  FillWdl(root->wl, root->d, r.root_wdl);
+  r.root_q = r.root_wdl[0] - r.root_wdl[2];
+  r.root_proven = root->proven();
+  r.root_proven_plies = root->proven_plies;
+  if (root->terminal) r.game_result = root_state_->Result();
+  r.tree_nodes = tree_.nodes();
+  r.tree_bytes = tree_.bytes();
+  if (!root->expanded()) return r;
+  std::vector<const Edge*> order;
+  order.reserve(root->num_edges);
+  for (const Edge& edge : root->children()) order.push_back(&edge);
+  std::stable_sort(order.begin(), order.end(),
+                   [side](const Edge* a, const Edge* b) {
+                     return RanksBefore(*a, *b, side);
+                   });
+  r.moves.reserve(order.size());
+  for (const Edge* edge : order) {
+    MoveInfo info;
+    info.move = edge->move;
+    info.prior = edge->prior;
+    const Node* child = edge->child;
+    if (child != nullptr && child->n > 0) {
+      info.visits = child->n;
+      FillWdl(child->WlFor(side), child->d, info.wdl);
+      info.q = info.wdl[0] - info.wdl[2];
+    }
+    if (child != nullptr && child->proven() != Proven::kNone) {
+      info.proven = child->ProvenFor(side);
+      info.proven_plies = child->proven_plies + 1;
+    }
+    info.pv = PrincipalVariation(*edge);
+    r.moves.push_back(std::move(info));
+  }
+  r.best_move = r.moves.front().move;
+  return r;
+}
+
+SearchResult Search::Report() const { return BuildResult(); }
+
+Move Search::BestMove() const {
+  const Node* root = tree_.root();
+  if (root == nullptr || !root->expanded()) return Move{};
+  return BestEdge(root)->move;
+}
+
+Move Search::SampleMove(double temperature) {
+  const Node* root = tree_.root();
+  if (root == nullptr || !root->expanded()) return Move{};
+  const Edge* best = BestEdge(root);
+  const int side = root->side_to_move;
+  if (temperature <= 0 || best->child == nullptr ||
+      best->child->ProvenFor(side) == Proven::kWin) {
+    return best->move;
+  }
+  // Only visited moves that are not proven losses (BestEdge ranks those
+  // last, so if the best is one, every move is).
+  uint32_t max_visits = 0;
+  for (const Edge& edge : root->children()) {
+    if (edge.child != nullptr && edge.child->ProvenFor(side) != Proven::kLoss) {
+      max_visits = std::max(max_visits, edge.child->n);
+    }
+  }
+  if (max_visits == 0) return best->move;
+  std::vector<double> weights(root->num_edges, 0.0);
+  double total = 0;
+  for (int i = 0; i < root->num_edges; ++i) {
+    const Node* child = root->edges[i].child;
+    if (child == nullptr || child->n == 0 ||
+        child->ProvenFor(side) == Proven::kLoss) {
+      continue;
+    }
+    weights[i] = std::pow(double(child->n) / max_visits, 1.0 / temperature);
+    total += weights[i];
+  }
+  double x = rng_.Uniform() * total;
+  for (int i = 0; i < root->num_edges; ++i) {
+    if (weights[i] == 0) continue;
+    x -= weights[i];
+    if (x < 0) return root->edges[i].move;
+  }
+  // Rounding: the last candidate.
+  for (int i = root->num_edges - 1; i >= 0; --i) {
+    if (weights[i] > 0) return root->edges[i].move;
+  }
+  return best->move;
+}
+
+std::vector<std::pair<Move, uint32_t>> Search::RootVisits() const {
+  std::vector<std::pair<Move, uint32_t>> visits;
+  const Node* root = tree_.root();
+  if (root == nullptr) return visits;
+  for (const Edge& edge : root->children()) {
+    visits.emplace_back(edge.move, edge.child ? edge.child->n : 0);
+  }
+  return visits;
+}
+
+}  // namespace volkhv::search

@@ -1,0 +1,146 @@
+// PUCT Monte-Carlo tree search over the game interface (engine/game/game.h)
+// with leaf minibatches sent to an nn::Evaluator. Knows nothing of any game.
+#ifndef VOLKHV_ENGINE_SEARCH_SEARCH_H_
+#define VOLKHV_ENGINE_SEARCH_SEARCH_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "engine/game/game.h"
+#include "engine/search/random.h"
+#include "engine/search/search_params.h"
+#include "engine/search/search_result.h"
+#include "engine/search/tree.h"
+#include "nn/evaluator.h"
+
+namespace volkhv::search {
+
+// Called on the thread running Run, every progress_interval_ms.
+using ProgressCallback = std::function<void(const SearchResult&)>;
+
+// One search tree and the means to grow it. A Search is thread-compatible:
+// one thread at a time calls its methods (each says so below). A running
+// Run is stopped from any thread through its stop flag. Any number of
+// Searches on different threads may share one Evaluator (which is
+// thread-safe). One Search runs on one thread; with a fixed seed it is
+// deterministic (time limits aside). Parallelism comes from many Searches
+// (self-play games, analysis queries) filling the evaluator's batches.
+class Search {
+ public:
+  // `evaluator` must outlive the Search. `seed` drives root noise and
+  // SampleMove. Thread-safe (touches nothing shared).
+  Search(const SearchParams& params, nn::Evaluator* evaluator, uint64_t seed);
+  ~Search();
+  Search(const Search&) = delete;
+  Search& operator=(const Search&) = delete;
+
+  // New parameters for the next Run; the tree is kept. Not thread-safe.
+  void SetParams(const SearchParams& params);
+  const SearchParams& params() const { return params_; }
+
+  // Searches `start` after `moves` (each legal in turn). The tree is kept
+  // when `start` is the previous start (same PositionText, Hash and
+  // PliesPlayed) and the previous moves are a prefix of `moves` whose
+  // continuation the tree holds (lc0-style); otherwise a fresh tree.
+  // Returns InvalidArgument (and leaves the search unchanged) if a move is
+  // not legal. Not thread-safe; `start` is only read during the call.
+  absl::Status SetPosition(const GameState& start,
+                           std::span<const Move> moves = {});
+  // Plays `move` (legal at the root) and keeps its subtree as the new root;
+  // the rest of the tree is freed. FailedPrecondition before SetPosition,
+  // InvalidArgument for an illegal move. Not thread-safe.
+  absl::Status Advance(Move move);
+  // Forgets the tree (the position stays). Not thread-safe.
+  void ClearTree();
+
+  // Grows the tree until a limit is reached, then reports. Requires a
+  // position. `stop` may be null; it is read, never written, and may be set
+  // from any thread. Stops early when the root is proven or the memory cap
+  // is reached (an unlimited search then still waits for *stop). Not
+  // thread-safe otherwise: no other method may run concurrently.
+  SearchResult Run(const SearchLimits& limits,
+                   const ProgressCallback& progress = {},
+                   const std::atomic<bool>* stop = nullptr);
+
+  // The report of the tree as it stands (what Run returns, without the
+  // per-Run statistics). Const; not concurrently with a mutating method.
+  SearchResult Report() const;
+  // The move to play: SearchResult::best_move of the tree as it stands
+  // (null before the root is expanded or when the game is over). Const.
+  Move BestMove() const;
+  // A root move drawn with probability proportional to visits^(1 /
+  // temperature) (temperature <= 0: BestMove). A proven win is always
+  // played; proven losses are drawn only when every move is one. Advances
+  // the seeded generator. Not thread-safe.
+  Move SampleMove(double temperature);
+  // Every legal root move with its visits, in legal-move order (training
+  // targets). Empty before the root is expanded. Const.
+  std::vector<std::pair<Move, uint32_t>> RootVisits() const;
+
+  // The current root position (valid until the next SetPosition/Advance;
+  // requires a position). Const.
+  const GameState& root_state() const { return *root_state_; }
+  // Read-only view of the tree for inspection (tests, front ends); null
+  // before SetPosition. Valid until the tree changes. Const.
+  const Node* root() const { return tree_.root(); }
+  uint64_t tree_nodes() const { return tree_.nodes(); }
+  uint64_t tree_bytes() const { return tree_.bytes(); }
+
+ private:
+  struct Slot;
+  struct RunStats;
+
+  void InitRoot();
+  void ApplyRootNoise();
+  // Fills slots_ with up to `budget` leaves; backs up terminal and proven
+  // nodes it meets at once. Returns the playouts done or started.
+  int GatherMinibatch(int budget, RunStats* stats);
+  // Descends from the root along PUCT; the outcome is in the slot.
+  enum class Pick { kLeaf, kBackedUp, kCollision, kMemoryFull };
+  Pick PickLeaf(Slot* slot, RunStats* stats);
+  void EvaluateAndBackup(RunStats* stats);
+  void Expand(Node* node, const MoveList& moves,
+              const std::vector<float>& priors);
+  // Adds one visit of value (wl, d), seen from `side`, to every node of
+  // `path` (root first), removing its in-flight count; then propagates
+  // proven values upwards from the end of the path if `leaf_proven_now`.
+  void Backup(std::span<Node* const> path, double wl, double d, int side,
+              bool leaf_proven_now, RunStats* stats);
+  // Whether `node` is now proven from its children; sets it if so.
+  bool UpdateProven(Node* node);
+  void CancelCollisions();
+  bool MemoryFull(uint64_t extra_bytes) const;
+  SearchResult BuildResult() const;
+  // `first`, then the best-ranked visited children below it.
+  std::vector<Move> PrincipalVariation(const Edge& first) const;
+
+  SearchParams params_;
+  nn::Evaluator* evaluator_;
+  Rng rng_;
+  Tree tree_;
+  // Where SetPosition started, and the moves played since (tree reuse).
+  std::unique_ptr<GameState> start_state_;
+  std::vector<Move> moves_from_start_;
+  std::unique_ptr<GameState> root_state_;
+  bool root_noise_applied_ = false;
+  bool memory_full_ = false;
+
+  // Per-leaf working memory, reused from minibatch to minibatch.
+  std::vector<std::unique_ptr<Slot>> slots_;
+  int num_pending_ = 0;
+  uint64_t pending_bytes_ = 0;   // edge bytes the pending leaves will take
+  std::vector<Node*> collided_;  // nodes whose in_flight a collision raised
+  int collisions_ = 0;
+  std::vector<nn::EvalRequest> requests_;
+  std::vector<nn::Evaluation> evaluations_;
+};
+
+}  // namespace volkhv::search
+
+#endif  // VOLKHV_ENGINE_SEARCH_SEARCH_H_

@@ -1,0 +1,183 @@
+// The one place where search defaults are set, each next to its help text.
+#include "engine/search/search_params.h"
+
+#include <charconv>
+#include <variant>
+
+#include "engine/game/strings.h"
+
+namespace volkhv::search {
+namespace {
+
+using Field = std::variant<double SearchParams::*, int SearchParams::*,
+                           bool SearchParams::*>;
+
+struct Row {
+  std::string_view name;
+  Field field;
+  double default_value;
+  double min;
+  double max;
+  std::string_view help;
+};
+
+// PUCT constants follow lc0's defaults; noise follows KataGo's total
+// concentration (alpha * moves ~ 10). Keep this the only list of defaults.
+const Row kRows[] = {
+    {"cpuct_init", &SearchParams::cpuct_init, 1.745, 0, 100,
+     "PUCT exploration constant at low visit counts"},
+    {"cpuct_base", &SearchParams::cpuct_base, 38739, 1, 1e9,
+     "visit scale of the logarithmic growth of cpuct"},
+    {"cpuct_factor", &SearchParams::cpuct_factor, 3.894, 0, 100,
+     "weight of the logarithmic growth of cpuct"},
+    {"fpu_reduction", &SearchParams::fpu_reduction, 0.330, -2, 2,
+     "unvisited children count as Q(parent) minus this times "
+     "sqrt(visited policy mass)"},
+    {"fpu_reduction_at_root", &SearchParams::fpu_reduction_at_root, 0.330, -2,
+     2, "the same reduction at the root"},
+    {"policy_softmax_temp", &SearchParams::policy_softmax_temp, 1.0, 0.01, 100,
+     "priors are raised to 1/T and renormalised at expansion"},
+    {"root_noise", &SearchParams::root_noise, 0, 0, 1,
+     "mix Dirichlet noise into the root priors (self-play)"},
+    {"dirichlet_alpha_factor", &SearchParams::dirichlet_alpha_factor, 10.0,
+     0.001, 1000, "Dirichlet alpha = this / number of legal moves"},
+    {"dirichlet_epsilon", &SearchParams::dirichlet_epsilon, 0.25, 0, 1,
+     "weight of the noise in the root priors"},
+    {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
+     "leaves gathered per evaluator call"},
+    {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,
+     "selections reaching a leaf already in flight before a minibatch is "
+     "sent early"},
+    {"virtual_loss", &SearchParams::virtual_loss, 1.0, 0, 10,
+     "an in-flight visit counts as this many losses while pending"},
+    {"ram_limit_mb", &SearchParams::ram_limit_mb, 0, 0, 1 << 24,
+     "tree memory cap in MiB (0 = none); the search returns when reached"},
+};
+
+std::string FormatNumber(double value) {
+  char buffer[64];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, ec == std::errc() ? end : buffer);
+}
+
+std::string_view TypeName(const Field& field) {
+  if (std::holds_alternative<double SearchParams::*>(field)) return "double";
+  if (std::holds_alternative<int SearchParams::*>(field)) return "int";
+  return "bool";
+}
+
+std::string DefaultText(const Row& row) {
+  if (std::holds_alternative<bool SearchParams::*>(row.field)) {
+    return row.default_value != 0 ? "true" : "false";
+  }
+  return FormatNumber(row.default_value);
+}
+
+const Row* FindRow(std::string_view name) {
+  for (const Row& row : kRows) {
+    if (row.name == name) return &row;
+  }
+  return nullptr;
+}
+
+bool ParseBool(std::string_view text, bool* value) {
+  if (text == "true" || text == "1" || text == "on" || text == "yes") {
+    *value = true;
+    return true;
+  }
+  if (text == "false" || text == "0" || text == "off" || text == "no") {
+    *value = false;
+    return true;
+  }
+  return false;
+}
+
+template <typename T>
+bool ParseNumber(std::string_view text, T* value) {
+  const auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), *value);
+  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+SearchParams::SearchParams() {
+  for (const Row& row : kRows) {
+    std::visit(
+        [&](auto member) {
+          using T = std::remove_reference_t<decltype(this->*member)>;
+          this->*member = static_cast<T>(row.default_value);
+        },
+        row.field);
+  }
+}
+
+const std::vector<SearchParamInfo>& SearchParamTable() {
+  static const std::vector<SearchParamInfo>* const table = [] {
+    auto* rows = new std::vector<SearchParamInfo>;
+    for (const Row& row : kRows) {
+      rows->push_back({row.name, TypeName(row.field), row.help,
+                       DefaultText(row), row.min, row.max});
+    }
+    return rows;
+  }();
+  return *table;
+}
+
+absl::Status SetSearchParam(SearchParams* params, std::string_view name,
+                            std::string_view value) {
+  const Row* row = FindRow(name);
+  if (row == nullptr) {
+    return absl::InvalidArgumentError(
+        Cat("unknown search parameter '", name, "'"));
+  }
+  value = Trim(value);
+  auto range_error = [&] {
+    return absl::InvalidArgumentError(
+        Cat("search parameter '", name, "': '", value, "' is not a valid ",
+            TypeName(row->field), " in [", FormatNumber(row->min), ", ",
+            FormatNumber(row->max), "]"));
+  };
+  if (auto* member = std::get_if<bool SearchParams::*>(&row->field)) {
+    bool b = false;
+    if (!ParseBool(value, &b)) {
+      return absl::InvalidArgumentError(Cat("search parameter '", name, "': '",
+                                            value, "' is not true or false"));
+    }
+    params->*(*member) = b;
+  } else if (auto* member = std::get_if<int SearchParams::*>(&row->field)) {
+    int i = 0;
+    if (!ParseNumber(value, &i) || i < row->min || i > row->max) {
+      return range_error();
+    }
+    params->*(*member) = i;
+  } else {
+    double d = 0;
+    // NaN fails both comparisons, so test the accepted range positively.
+    if (!ParseNumber(value, &d) || !(d >= row->min && d <= row->max)) {
+      return range_error();
+    }
+    params->*std::get<double SearchParams::*>(row->field) = d;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> GetSearchParam(const SearchParams& params,
+                                           std::string_view name) {
+  const Row* row = FindRow(name);
+  if (row == nullptr) {
+    return absl::NotFoundError(Cat("unknown search parameter '", name, "'"));
+  }
+  return std::visit(
+      [&](auto member) -> std::string {
+        const auto value = params.*member;
+        if constexpr (std::is_same_v<decltype(value), const bool>) {
+          return value ? "true" : "false";
+        } else {
+          return FormatNumber(static_cast<double>(value));
+        }
+      },
+      row->field);
+}
+
+}  // namespace volkhv::search

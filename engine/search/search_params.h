@@ -1,0 +1,73 @@
+// Every tunable of the MCTS search in one struct. The defaults and help texts
+// live in one table (search_params.cc) so front ends can expose them as
+// options (`setoption name X value Y`) without repeating them.
+#ifndef VOLKHV_ENGINE_SEARCH_SEARCH_PARAMS_H_
+#define VOLKHV_ENGINE_SEARCH_SEARCH_PARAMS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace volkhv::search {
+
+// Plain data; copy freely. The constructor sets the defaults of
+// SearchParamTable(). Thread-compatible (no shared state).
+struct SearchParams {
+  SearchParams();
+
+  // PUCT exploration: cpuct(N) = cpuct_init + cpuct_factor *
+  // log((N + cpuct_base) / cpuct_base), N = parent visits.
+  double cpuct_init;
+  double cpuct_base;
+  double cpuct_factor;
+  // First-play urgency: an unvisited child counts as Q(parent) -
+  // reduction * sqrt(sum of the priors of the visited children).
+  double fpu_reduction;
+  double fpu_reduction_at_root;
+  // Priors become p^(1/T), renormalised, when a node is expanded.
+  double policy_softmax_temp;
+  // Dirichlet noise on the root priors (self-play): alpha =
+  // dirichlet_alpha_factor / number of legal moves, mixed with weight
+  // dirichlet_epsilon.
+  bool root_noise;
+  double dirichlet_alpha_factor;
+  double dirichlet_epsilon;
+  // Leaves gathered per Evaluator::Evaluate call, and how many selections
+  // that hit a leaf already in flight end the gathering early.
+  int minibatch_size;
+  int max_collisions;
+  // An in-flight visit counts as this many losses in Q while it is pending.
+  double virtual_loss;
+  // Tree memory cap in MiB (nodes and edges); 0 = none. When reached the
+  // tree stops growing and the search returns.
+  double ram_limit_mb;
+};
+
+// One row of the table: what a front end needs to show and set an option.
+struct SearchParamInfo {
+  std::string_view name;  // as accepted by SetSearchParam
+  std::string_view type;  // "double", "int" or "bool"
+  std::string_view help;
+  std::string default_value;  // text, parseable by SetSearchParam
+  double min = 0;
+  double max = 0;
+};
+
+// All parameters, in declaration order. Thread-safe (immutable).
+const std::vector<SearchParamInfo>& SearchParamTable();
+
+// Sets one parameter from text ("1.5", "32", "true"/"false"/"1"/"0").
+// Unknown names and malformed or out-of-range values are InvalidArgument
+// errors naming the parameter; *params is unchanged on error.
+absl::Status SetSearchParam(SearchParams* params, std::string_view name,
+                            std::string_view value);
+// The current value as text, or NotFound for an unknown name.
+absl::StatusOr<std::string> GetSearchParam(const SearchParams& params,
+                                           std::string_view name);
+
+}  // namespace volkhv::search
+
+#endif  // VOLKHV_ENGINE_SEARCH_SEARCH_PARAMS_H_

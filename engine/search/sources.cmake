@@ -1,0 +1,8 @@
+# The search library: MCTS over the game interface (no LibTorch).
+add_library(volkhv_search STATIC
+  engine/search/random.cc
+  engine/search/search.cc
+  engine/search/search_params.cc
+  engine/search/tree.cc
+)
+target_link_libraries(volkhv_search PUBLIC volkhv_game volkhv_nn_core)

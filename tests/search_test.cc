@@ -1,0 +1,756 @@
+// The MCTS search with the uniform evaluator: forced wins found and proven,
+// losing moves avoided, visit bookkeeping, tree reuse, root noise,
+// determinism, the memory cap and leaf batching.
+#include "engine/search/search.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/games/games.h"
+#include "engine/search/node.h"
+#include "engine/search/search_params.h"
+#include "engine/search/tree.h"
+#include "gtest/gtest.h"
+#include "nn/evaluator.h"
+
+namespace volkhv::search {
+namespace {
+
+std::unique_ptr<GameState> State(std::string_view game_name,
+                                 std::string_view text = "") {
+  auto game = MakeGame(game_name);
+  EXPECT_TRUE(game.ok()) << game.status().message();
+  if (text.empty()) return (*game)->NewInitialState();
+  auto state = (*game)->NewStateFromText(text);
+  EXPECT_TRUE(state.ok()) << text << ": " << state.status().message();
+  return *std::move(state);
+}
+
+Move ParseMove(const GameState& state, std::string_view text) {
+  auto move = state.ParseMove(text);
+  EXPECT_TRUE(move.ok()) << text << ": " << move.status().message();
+  return move.ok() ? *move : Move{};
+}
+
+const MoveInfo* FindMove(const SearchResult& result, Move move) {
+  for (const MoveInfo& info : result.moves) {
+    if (info.move == move) return &info;
+  }
+  return nullptr;
+}
+
+// Counts calls and batch sizes; checks every request is a live position.
+// Thread-safe, like every Evaluator.
+class CountingEvaluator final : public nn::Evaluator {
+ public:
+  void Evaluate(std::span<const nn::EvalRequest> requests,
+                std::span<nn::Evaluation> results) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      batch_sizes_.push_back(static_cast<int>(requests.size()));
+      for (const nn::EvalRequest& r : requests) {
+        MoveList moves;
+        r.state->LegalMoves(&moves);
+        if (r.state->Result().IsOver() ||
+            moves.size() != r.legal_moves->size()) {
+          ++bad_requests_;
+        }
+      }
+    }
+    uniform_.Evaluate(requests, results);
+  }
+  std::vector<int> batch_sizes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return batch_sizes_;
+  }
+  int bad_requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bad_requests_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<int> batch_sizes_;
+  int bad_requests_ = 0;
+  nn::UniformEvaluator uniform_;
+};
+
+// Checks the tree's bookkeeping everywhere (no recursion): no visit left in
+// flight, and each expanded unproven node's children hold n - 1 visits.
+void ExpectConsistentTree(const Node* root) {
+  std::vector<const Node*> stack = {root};
+  int checked = 0;
+  while (!stack.empty()) {
+    const Node* node = stack.back();
+    stack.pop_back();
+    ASSERT_EQ(node->in_flight, 0u);
+    uint64_t child_visits = 0;
+    for (const Edge& edge : node->children()) {
+      if (edge.child == nullptr) continue;
+      child_visits += edge.child->n;
+      stack.push_back(edge.child);
+    }
+    if (node->expanded() && node->proven() == Proven::kNone) {
+      ASSERT_EQ(child_visits, node->n - 1);
+      ++checked;
+    }
+    if (node->n > 0) {
+      ASSERT_TRUE(node->expanded() || node->terminal);
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+// White: Kb6, Rh1; Black: Ka8. Only h1-h8 mates.
+constexpr char kRookMateInOne[] = "k7/8/1K6/8/8/8/8/7R w - - 0 1";
+// Black to move: b8-a8 allows h1-h8 mate; b8-c8 does not.
+constexpr char kAllowsMateInOne[] = "1k6/8/1K6/8/8/8/8/7R b - - 0 1";
+// Mates in 2 (3 plies) with exactly one first move that forces mate,
+// checked by exhaustive search when the tests were written.
+constexpr char kQuietMateInTwo[] = "8/1pr6/6R1/2pr5/8/2K3N1/8/3k4 w - - 0 1";
+constexpr char kMateInTwo[] = "1k6/4Rpr2/8/2K5/3N4/1pr4b1/2B5/7n w - - 0 1";
+
+TEST(SearchParamsTest, TableHoldsDefaultsAndSetRejectsBadInput) {
+  const SearchParams defaults;
+  const auto& table = SearchParamTable();
+  ASSERT_GE(table.size(), 10u);
+  for (const SearchParamInfo& info : table) {
+    EXPECT_FALSE(info.help.empty()) << info.name;
+    auto value = GetSearchParam(defaults, info.name);
+    ASSERT_TRUE(value.ok()) << info.name;
+    EXPECT_EQ(*value, info.default_value) << info.name;
+  }
+  EXPECT_DOUBLE_EQ(defaults.cpuct_init, 1.745);
+  EXPECT_FALSE(defaults.root_noise);
+
+  SearchParams params;
+  EXPECT_TRUE(SetSearchParam(&params, "cpuct_init", "2.5").ok());
+  EXPECT_DOUBLE_EQ(params.cpuct_init, 2.5);
+  EXPECT_TRUE(SetSearchParam(&params, "minibatch_size", "64").ok());
+  EXPECT_EQ(params.minibatch_size, 64);
+  EXPECT_TRUE(SetSearchParam(&params, "root_noise", "true").ok());
+  EXPECT_TRUE(params.root_noise);
+
+  absl::Status unknown = SetSearchParam(&params, "cpuct", "1");
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(std::string(unknown.message()).find("'cpuct'"), std::string::npos);
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"minibatch_size", "0"},
+           {"minibatch_size", "1.5"},
+           {"cpuct_init", "abc"},
+           {"cpuct_init", "nan"},
+           {"dirichlet_epsilon", "1.5"},
+           {"root_noise", "maybe"}}) {
+    absl::Status status = SetSearchParam(&params, name, value);
+    EXPECT_FALSE(status.ok()) << name << "=" << value;
+    EXPECT_NE(std::string(status.message()).find("'" + name + "'"),
+              std::string::npos)
+        << status.message();
+  }
+  EXPECT_EQ(params.minibatch_size, 64);  // unchanged by the failures
+  EXPECT_DOUBLE_EQ(params.cpuct_init, 2.5);
+}
+
+TEST(SearchTest, PlaysAndProvesTavreliMateInOne) {
+  auto state = State("tavreli", kRookMateInOne);
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 100000;
+  const SearchResult result = search.Run(limits);
+  const Move mate = ParseMove(*state, "h1-h8");
+  EXPECT_EQ(result.best_move, mate);
+  EXPECT_EQ(search.BestMove(), mate);
+  EXPECT_EQ(result.root_proven, Proven::kWin);
+  EXPECT_EQ(result.root_proven_plies, 1);
+  EXPECT_EQ(result.stop_reason, StopReason::kProven);
+  EXPECT_LT(result.root_visits, 100000u);  // stopped once proven
+  ASSERT_FALSE(result.moves.empty());
+  EXPECT_EQ(result.moves[0].proven, Proven::kWin);
+  EXPECT_EQ(result.moves[0].proven_plies, 1);
+  EXPECT_FLOAT_EQ(result.moves[0].q, 1.0f);
+  EXPECT_EQ(result.moves[0].pv, std::vector<Move>{mate});
+  EXPECT_FLOAT_EQ(result.root_wdl[0], 1.0f);
+  state->Play(result.best_move);
+  EXPECT_EQ(state->Result().termination, Termination::kCheckmate);
+}
+
+TEST(SearchTest, PlaysTavreliMatesInTwo) {
+  for (const auto& [text, first] :
+       std::vector<std::pair<std::string, std::string>>{
+           {kQuietMateInTwo, "g6-f6"}, {kMateInTwo, "d4-c6"}}) {
+    SCOPED_TRACE(text);
+    auto state = State("tavreli", text);
+    nn::UniformEvaluator evaluator;
+    Search search(SearchParams(), &evaluator, 1);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 200000;
+    const SearchResult result = search.Run(limits);
+    EXPECT_EQ(result.best_move, ParseMove(*state, first));
+    EXPECT_EQ(result.root_proven, Proven::kWin);
+    EXPECT_EQ(result.root_proven_plies, 3);
+    ASSERT_GE(result.moves[0].pv.size(), 3u);
+    // Follow the PV: the reply is forced into a mate on the next move.
+    state->Play(result.moves[0].pv[0]);
+    state->Play(result.moves[0].pv[1]);
+    state->Play(result.moves[0].pv[2]);
+    EXPECT_EQ(state->Result().termination, Termination::kCheckmate);
+  }
+}
+
+TEST(SearchTest, AvoidsAMoveThatAllowsMateInOne) {
+  auto state = State("tavreli", kAllowsMateInOne);
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 3000;
+  const SearchResult result = search.Run(limits);
+  const Move losing = ParseMove(*state, "b8-a8");
+  EXPECT_EQ(result.best_move, ParseMove(*state, "b8-c8"));
+  const MoveInfo* bad = FindMove(result, losing);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->proven, Proven::kLoss);
+  EXPECT_EQ(bad->proven_plies, 2);
+  EXPECT_FLOAT_EQ(bad->q, -1.0f);
+  EXPECT_EQ(result.moves.back().move, losing);  // ranked last
+  // Sampling with temperature never picks the proven loss either.
+  for (int i = 0; i < 50; ++i) EXPECT_NE(search.SampleMove(1.0), losing);
+}
+
+TEST(SearchTest, AvoidsTheOneMoveThatAllowsMateAmongMany) {
+  // Black to move with 18 moves; only the knight leaving a3 (a3-b5) lets
+  // White mate at once.
+  auto state = State("tavreli", "8/1r3pr2/8/8/8/n4K1R/2Q5/k7 b - - 0 1");
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 20000;
+  const SearchResult result = search.Run(limits);
+  const Move losing = ParseMove(*state, "a3-b5");
+  EXPECT_NE(result.best_move, losing);
+  const MoveInfo* bad = FindMove(result, losing);
+  ASSERT_NE(bad, nullptr);
+  EXPECT_EQ(bad->proven, Proven::kLoss);
+  EXPECT_EQ(bad->proven_plies, 2);
+  // Exhaustive search: a3-c4, b7-a7 and b7-c7 lose to mates in 2, and
+  // every other move holds for 2 moves. Whatever the search proves must
+  // agree.
+  const std::vector<std::pair<std::string, int>> losses = {
+      {"a3-b5", 2}, {"a3-c4", 4}, {"b7-a7", 4}, {"b7-c7", 4}};
+  for (const MoveInfo& info : result.moves) {
+    if (info.proven == Proven::kNone) continue;
+    const std::string text = state->MoveText(info.move);
+    EXPECT_EQ(info.proven, Proven::kLoss) << text;
+    EXPECT_NE(std::find(losses.begin(), losses.end(),
+                        std::make_pair(text, info.proven_plies)),
+              losses.end())
+        << text << " proven lost in " << info.proven_plies;
+  }
+  EXPECT_EQ(result.moves.back().move, losing);  // the quickest loss last
+  EXPECT_EQ(result.moves[0].proven, Proven::kNone);
+}
+
+TEST(SearchTest, PrinceEscapesAndIsCapturedInOneInTavlei) {
+  for (const auto& [text, win] :
+       std::vector<std::pair<std::string, std::string>>{
+           // The prince on a5 reaches the exit a1 (a9 is blocked).
+           {"9/t8/9/9/K7t/9/9/9/4t4 d 0", "a5-a1"},
+           // An attacker closes on the prince from d9: b3 and d3 capture.
+           {"3t5/9/9/9/9/9/1tK6/9/4T4 a 0", "d9-d3"}}) {
+    SCOPED_TRACE(text);
+    auto state = State("tavlei9", text);
+    nn::UniformEvaluator evaluator;
+    Search search(SearchParams(), &evaluator, 7);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 50000;
+    const SearchResult result = search.Run(limits);
+    EXPECT_EQ(result.best_move, ParseMove(*state, win));
+    EXPECT_EQ(result.root_proven, Proven::kWin);
+    EXPECT_EQ(result.root_proven_plies, 1);
+    state->Play(result.best_move);
+    EXPECT_EQ(state->Result().outcome, Outcome::kLoss);
+  }
+}
+
+TEST(SearchTest, FindsTavleiWinsInTwo) {
+  for (const auto& [text, first] :
+       std::vector<std::pair<std::string, std::string>>{
+           // The prince goes to i5, from where i1 and i9 both open.
+           {"7t1/9/9/9/2t2K3/t4t3/7t1/8T/9 d 0", "f5-i5"},
+           {"4t1K2/t5T2/9/9/2t6/6tt1/9/2T6/9 a 0", "h4-h9"}}) {
+    SCOPED_TRACE(text);
+    auto state = State("tavlei9", text);
+    nn::UniformEvaluator evaluator;
+    Search search(SearchParams(), &evaluator, 7);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    // The proof of f5-i5 takes ~165k visits with uniform priors (every
+    // attacker reply must be refuted); it stops as soon as proven.
+    limits.visits = 1000000;
+    const SearchResult result = search.Run(limits);
+    EXPECT_EQ(result.best_move, ParseMove(*state, first));
+    EXPECT_EQ(result.root_proven, Proven::kWin);
+    EXPECT_EQ(result.root_proven_plies, 3);
+  }
+}
+
+TEST(SearchTest, ReportsTheRootOfAFinishedGame) {
+  auto state = State("tavreli", kRookMateInOne);
+  state->Play(ParseMove(*state, "h1-h8"));
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 100;
+  const SearchResult result = search.Run(limits);
+  EXPECT_EQ(result.stop_reason, StopReason::kGameOver);
+  EXPECT_TRUE(result.moves.empty());
+  EXPECT_TRUE(result.best_move.IsNull());
+  EXPECT_EQ(result.root_proven, Proven::kLoss);
+  EXPECT_EQ(result.game_result.termination, Termination::kCheckmate);
+  EXPECT_EQ(result.playouts, 0u);
+}
+
+TEST(SearchTest, VisitCountsAddUpExactly) {
+  for (std::string_view game : {"tavreli", "tavlei9"}) {
+    SCOPED_TRACE(game);
+    auto state = State(game);
+    CountingEvaluator evaluator;
+    SearchParams params;
+    params.minibatch_size = 8;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 5000;
+    const SearchResult result = search.Run(limits);
+    EXPECT_EQ(result.stop_reason, StopReason::kVisits);
+    EXPECT_EQ(result.root_visits, 5000u);
+    EXPECT_EQ(result.playouts, 5000u);
+    uint64_t sum = 0;
+    for (const MoveInfo& info : result.moves) sum += info.visits;
+    EXPECT_EQ(sum, 4999u);
+    uint64_t distribution_sum = 0;
+    for (const auto& [move, visits] : search.RootVisits()) {
+      distribution_sum += visits;
+    }
+    EXPECT_EQ(distribution_sum, 4999u);
+    MoveList legal;
+    state->LegalMoves(&legal);
+    EXPECT_EQ(static_cast<int>(result.moves.size()), legal.size());
+    EXPECT_EQ(static_cast<int>(search.RootVisits().size()), legal.size());
+    EXPECT_TRUE(legal.contains(result.best_move));
+    EXPECT_EQ(result.best_move, result.moves[0].move);
+    EXPECT_EQ(result.moves[0].visits,
+              std::max_element(result.moves.begin(), result.moves.end(),
+                               [](const MoveInfo& a, const MoveInfo& b) {
+                                 return a.visits < b.visits;
+                               })
+                  ->visits);
+    ExpectConsistentTree(search.root());
+    // Every playout either reached a terminal node or evaluated one leaf.
+    EXPECT_LE(result.evaluations, result.playouts);
+    EXPECT_EQ(evaluator.bad_requests(), 0);
+    // A PV is a legal line.
+    const std::vector<Move>& pv = result.moves[0].pv;
+    ASSERT_GE(pv.size(), 2u);
+    auto line = state->Clone();
+    for (Move move : pv) {
+      MoveList moves;
+      line->LegalMoves(&moves);
+      ASSERT_TRUE(moves.contains(move));
+      line->Play(move);
+    }
+    // A second Run continues the same tree.
+    limits.visits = 6000;
+    const SearchResult more = search.Run(limits);
+    EXPECT_EQ(more.root_visits, 6000u);
+    EXPECT_EQ(more.playouts, 1000u);
+    ExpectConsistentTree(search.root());
+  }
+}
+
+TEST(SearchTest, TreeReuseKeepsTheSubtree) {
+  auto start = State("tavreli");
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, 5);
+  ASSERT_TRUE(search.SetPosition(*start).ok());
+  SearchLimits limits;
+  limits.visits = 4000;
+  const SearchResult first = search.Run(limits);
+  const Move m1 = first.moves[0].move;
+  const uint32_t m1_visits = first.moves[0].visits;
+  // The most visited reply below m1.
+  const Node* child = nullptr;
+  for (const Edge& edge : search.root()->children()) {
+    if (edge.move == m1) child = edge.child;
+  }
+  ASSERT_NE(child, nullptr);
+  const Edge* reply = nullptr;
+  for (const Edge& edge : child->children()) {
+    if (edge.child && (!reply || edge.child->n > reply->child->n)) {
+      reply = &edge;
+    }
+  }
+  ASSERT_NE(reply, nullptr);
+  const Move m2 = reply->move;
+  const uint32_t m2_visits = reply->child->n;
+  ASSERT_GT(m2_visits, 1u);
+  const uint64_t nodes_before = search.tree_nodes();
+
+  ASSERT_TRUE(search.Advance(m1).ok());
+  EXPECT_EQ(search.root()->n, m1_visits);
+  EXPECT_LT(search.tree_nodes(), nodes_before);
+  EXPECT_EQ(search.root_state().PliesPlayed(), 1);
+  // lc0-style: the same start with one more move keeps the grandchild.
+  const Move moves[2] = {m1, m2};
+  ASSERT_TRUE(search.SetPosition(*start, moves).ok());
+  EXPECT_EQ(search.root()->n, m2_visits);
+  ExpectConsistentTree(search.root());
+  // The kept tree is searched on: visits continue from m2_visits.
+  limits.visits = m2_visits + 500;
+  const SearchResult next = search.Run(limits);
+  EXPECT_EQ(next.root_visits, m2_visits + 500);
+  EXPECT_EQ(next.playouts, 500u);
+  ExpectConsistentTree(search.root());
+  // A different start position means a fresh tree.
+  ASSERT_TRUE(search.SetPosition(*State("tavreli", kRookMateInOne)).ok());
+  EXPECT_EQ(search.root()->n, 0u);
+  EXPECT_EQ(search.tree_nodes(), 1u);
+  // Illegal moves are refused and change nothing.
+  const Move bad[1] = {MakeMove(0, 63, 1)};
+  EXPECT_FALSE(search.SetPosition(*start, bad).ok());
+  EXPECT_FALSE(search.Advance(MakeMove(0, 63, 1)).ok());
+  EXPECT_EQ(search.tree_nodes(), 1u);
+}
+
+TEST(SearchTest, DirichletNoiseOnlyAtTheRootAndOnlyWhenEnabled) {
+  auto state = State("tavreli");
+  MoveList legal;
+  state->LegalMoves(&legal);
+  const float uniform = 1.0f / legal.size();
+  nn::UniformEvaluator evaluator;
+  for (bool noise : {false, true}) {
+    SCOPED_TRACE(noise);
+    SearchParams params;
+    params.root_noise = noise;
+    Search search(params, &evaluator, 11);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 3000;
+    search.Run(limits);
+    const Node* root = search.root();
+    double sum = 0;
+    int differing = 0;
+    for (const Edge& edge : root->children()) {
+      sum += edge.prior;
+      differing += std::fabs(edge.prior - uniform) > 1e-4;
+    }
+    EXPECT_NEAR(sum, 1.0, 1e-4);
+    if (noise) {
+      EXPECT_GT(differing, legal.size() / 2);
+    } else {
+      EXPECT_EQ(differing, 0);
+    }
+    // Below the root, priors are the evaluator's (uniform) in both cases.
+    int inner_nodes = 0;
+    std::vector<const Node*> stack;
+    for (const Edge& edge : root->children()) {
+      if (edge.child) stack.push_back(edge.child);
+    }
+    while (!stack.empty()) {
+      const Node* node = stack.back();
+      stack.pop_back();
+      if (!node->expanded()) continue;
+      ++inner_nodes;
+      for (const Edge& edge : node->children()) {
+        ASSERT_FLOAT_EQ(edge.prior, 1.0f / node->num_edges);
+        if (edge.child) stack.push_back(edge.child);
+      }
+    }
+    EXPECT_GT(inner_nodes, 100);
+  }
+}
+
+TEST(SearchTest, SameSeedSameSearch) {
+  auto state = State("tavreli");
+  nn::UniformEvaluator evaluator;
+  SearchParams params;
+  params.root_noise = true;
+  SearchLimits limits;
+  limits.visits = 3000;
+  auto run = [&](uint64_t seed) {
+    Search search(params, &evaluator, seed);
+    EXPECT_TRUE(search.SetPosition(*state).ok());
+    SearchResult result = search.Run(limits);
+    std::vector<Move> samples;
+    for (int i = 0; i < 20; ++i) samples.push_back(search.SampleMove(1.0));
+    return std::make_pair(result, samples);
+  };
+  const auto [a, a_samples] = run(42);
+  const auto [b, b_samples] = run(42);
+  const auto [c, c_samples] = run(43);
+  ASSERT_EQ(a.moves.size(), b.moves.size());
+  for (size_t i = 0; i < a.moves.size(); ++i) {
+    EXPECT_EQ(a.moves[i].move, b.moves[i].move);
+    EXPECT_EQ(a.moves[i].visits, b.moves[i].visits);
+    EXPECT_EQ(a.moves[i].prior, b.moves[i].prior);
+    EXPECT_EQ(a.moves[i].q, b.moves[i].q);
+    EXPECT_EQ(a.moves[i].pv, b.moves[i].pv);
+  }
+  EXPECT_EQ(a.tree_nodes, b.tree_nodes);
+  EXPECT_EQ(a_samples, b_samples);
+  // Temperature sampling does spread over several moves.
+  EXPECT_GT(std::set<uint32_t>([&] {
+              std::set<uint32_t> s;
+              for (Move m : a_samples) s.insert(m.Packed());
+              return s;
+            }())
+                .size(),
+            1u);
+  // Another seed draws other noise.
+  bool any_prior_differs = false;
+  for (const MoveInfo& info : c.moves) {
+    const MoveInfo* same = FindMove(a, info.move);
+    any_prior_differs |= same->prior != info.prior;
+  }
+  EXPECT_TRUE(any_prior_differs);
+}
+
+TEST(SearchTest, MemoryCapStopsTheTreeAndStillAnswers) {
+  auto state = State("tavreli");
+  nn::UniformEvaluator evaluator;
+  SearchParams params;
+  params.ram_limit_mb = 0.25;
+  const uint64_t cap = 256 * 1024;
+  Search search(params, &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 1000000;
+  const SearchResult result = search.Run(limits);
+  EXPECT_EQ(result.stop_reason, StopReason::kMemory);
+  EXPECT_LE(result.tree_bytes, cap);
+  EXPECT_GT(result.tree_bytes, cap * 9 / 10);  // it did use the budget
+  EXPECT_LT(result.root_visits, 1000000u);
+  MoveList legal;
+  state->LegalMoves(&legal);
+  EXPECT_TRUE(legal.contains(result.best_move));
+  ExpectConsistentTree(search.root());
+  // Searching on adds nothing.
+  const SearchResult again = search.Run(limits);
+  EXPECT_EQ(again.stop_reason, StopReason::kMemory);
+  EXPECT_EQ(again.tree_nodes, result.tree_nodes);
+  EXPECT_EQ(again.tree_bytes, result.tree_bytes);
+  EXPECT_TRUE(legal.contains(again.best_move));
+  // Even a cap below one expansion answers with a legal move.
+  params.ram_limit_mb = 0.0001;
+  Search tiny(params, &evaluator, 1);
+  ASSERT_TRUE(tiny.SetPosition(*state).ok());
+  const SearchResult small = tiny.Run(limits);
+  EXPECT_EQ(small.stop_reason, StopReason::kMemory);
+  EXPECT_TRUE(legal.contains(small.best_move));
+}
+
+TEST(SearchTest, GathersLeavesIntoBatches) {
+  auto state = State("tavreli");
+  CountingEvaluator evaluator;
+  SearchParams params;
+  params.minibatch_size = 16;
+  Search search(params, &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 4000;
+  const SearchResult result = search.Run(limits);
+  const std::vector<int> sizes = evaluator.batch_sizes();
+  ASSERT_FALSE(sizes.empty());
+  EXPECT_EQ(sizes.size(), result.batches);
+  uint64_t total = 0;
+  for (int s : sizes) {
+    EXPECT_GE(s, 1);
+    EXPECT_LE(s, 16);
+    total += s;
+  }
+  EXPECT_EQ(total, result.evaluations);
+  EXPECT_EQ(sizes[0], 1);  // the root alone comes first
+  EXPECT_EQ(*std::max_element(sizes.begin(), sizes.end()), 16);
+  EXPECT_GT(double(total) / sizes.size(), 8.0);
+  EXPECT_EQ(evaluator.bad_requests(), 0);
+  ExpectConsistentTree(search.root());
+  // Without batching each call holds one position.
+  CountingEvaluator single;
+  params.minibatch_size = 1;
+  Search one(params, &single, 1);
+  ASSERT_TRUE(one.SetPosition(*state).ok());
+  one.Run(limits);
+  for (int s : single.batch_sizes()) ASSERT_EQ(s, 1);
+}
+
+TEST(SearchTest, SearchesShareOneEvaluatorAcrossThreads) {
+  CountingEvaluator evaluator;
+  std::vector<SearchResult> results(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      auto state = State(t % 2 ? "tavlei9" : "tavreli");
+      Search search(SearchParams(), &evaluator, t);
+      EXPECT_TRUE(search.SetPosition(*state).ok());
+      SearchLimits limits;
+      limits.visits = 2000;
+      results[t] = search.Run(limits);
+      MoveList legal;
+      state->LegalMoves(&legal);
+      EXPECT_TRUE(legal.contains(results[t].best_move));
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  uint64_t evaluations = 0;
+  for (const SearchResult& r : results) {
+    EXPECT_EQ(r.root_visits, 2000u);
+    evaluations += r.evaluations;
+  }
+  uint64_t seen = 0;
+  for (int s : evaluator.batch_sizes()) seen += s;
+  EXPECT_EQ(seen, evaluations);
+  EXPECT_EQ(evaluator.bad_requests(), 0);
+}
+
+TEST(SearchTest, StopsOnTimeNodesAndTheStopFlag) {
+  auto state = State("tavreli");
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+
+  SearchLimits nodes;
+  nodes.nodes = 777;
+  const SearchResult by_nodes = search.Run(nodes);
+  EXPECT_EQ(by_nodes.stop_reason, StopReason::kNodes);
+  EXPECT_EQ(by_nodes.playouts, 777u);
+
+  SearchLimits timed;
+  timed.time_ms = 100;
+  const SearchResult by_time = search.Run(timed);
+  EXPECT_EQ(by_time.stop_reason, StopReason::kTime);
+  EXPECT_GE(by_time.elapsed_seconds, 0.1);
+  EXPECT_GT(by_time.playouts, 0u);
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> progress_calls{0};
+  SearchLimits infinite;
+  infinite.infinite = true;
+  infinite.visits = 10;  // ignored when infinite
+  infinite.progress_interval_ms = 0;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // However slow the machine, let the search report once first.
+    while (progress_calls == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    stop = true;
+  });
+  const SearchResult stopped = search.Run(
+      infinite,
+      [&](const SearchResult& r) {
+        ++progress_calls;
+        EXPECT_FALSE(r.moves.empty());
+      },
+      &stop);
+  stopper.join();
+  // The root already had more than 10 visits: a visits limit that was not
+  // ignored would have ended the search at once with kVisits.
+  EXPECT_EQ(stopped.stop_reason, StopReason::kStopped);
+  EXPECT_GT(stopped.playouts, 0u);
+  EXPECT_GT(progress_calls, 0);
+  ExpectConsistentTree(search.root());
+
+  // An infinite search of a proven root still waits for the stop flag.
+  Search mate(SearchParams(), &evaluator, 1);
+  ASSERT_TRUE(mate.SetPosition(*State("tavreli", kRookMateInOne)).ok());
+  stop = false;
+  std::thread late_stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    stop = true;
+  });
+  const SearchResult proven = mate.Run(infinite, {}, &stop);
+  late_stopper.join();
+  EXPECT_EQ(proven.stop_reason, StopReason::kProven);
+  EXPECT_GE(proven.elapsed_seconds, 0.05);
+}
+
+TEST(BenchSearchTest, ReportsPlayoutsAndEvaluatorShare) {
+  if (access(VOLKHV_BINARY, X_OK) != 0) {
+    GTEST_SKIP() << "build the volkhv target first";
+  }
+  auto run = [](const std::string& args, std::string* out) {
+    const std::string command =
+        std::string(VOLKHV_BINARY) + " bench search " + args + " 2>&1";
+    FILE* pipe = popen(command.c_str(), "r");
+    char buffer[4096];
+    size_t n;
+    while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) {
+      out->append(buffer, n);
+    }
+    const int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  std::string out;
+  EXPECT_EQ(run("--visits 3000 --batch 8 --runs 2", &out), 0) << out;
+  EXPECT_NE(out.find("run 1: 3000 playouts in"), std::string::npos) << out;
+  EXPECT_NE(out.find("run 2: 3000 playouts in"), std::string::npos) << out;
+  EXPECT_NE(out.find("uniform evaluator, minibatch 8, 1 thread: median"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("% of wall time"), std::string::npos) << out;
+  EXPECT_NE(out.find("default network: pending"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run("--game tavlei9 --visits 500", &out), 0) << out;
+  EXPECT_NE(out.find("tavlei9 start position"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run("--batch 0", &out), 2);
+  EXPECT_NE(out.find("minibatch_size"), std::string::npos) << out;
+  out.clear();
+  EXPECT_EQ(run("--net some.pb", &out), 2);
+  EXPECT_NE(out.find("--net"), std::string::npos) << out;
+}
+
+TEST(TreeTest, ReleasesADeepTreeWithoutRecursion) {
+  // A chain a million nodes deep: recursive freeing would overflow the
+  // stack.
+  Tree tree;
+  tree.Reset();
+  Node* node = tree.root();
+  const Move move = MakeMove(0, 1, 1);
+  for (int i = 0; i < 1000000; ++i) {
+    tree.Expand(node, std::span<const Move>(&move, 1));
+    node->edges[0].child = tree.NewNode();
+    node = node->edges[0].child;
+  }
+  EXPECT_EQ(tree.nodes(), 1000001u);
+  EXPECT_EQ(tree.bytes(), 1000001u * sizeof(Node) + 1000000u * sizeof(Edge));
+  // Keeping a subtree frees what lies above it.
+  const Move path[2] = {move, move};
+  EXPECT_TRUE(tree.Descend(path));
+  EXPECT_EQ(tree.nodes(), 1000001u - 2);
+  tree.Clear();
+  EXPECT_EQ(tree.nodes(), 0u);
+  EXPECT_EQ(tree.bytes(), 0u);
+  EXPECT_EQ(sizeof(Node), 32u);
+  EXPECT_EQ(sizeof(Edge), 16u);
+}
+
+}  // namespace
+}  // namespace volkhv::search
