@@ -111,6 +111,7 @@ class ListSink {
   void Add(int from, int to, int count) {
     moves_->push_back(MakeMove(from, to, count));
   }
+  bool Done() const { return false; }
 
  private:
   MoveList* moves_;
@@ -124,9 +125,14 @@ class CountSink {
   }
   void Add(int from, int to, int count) { ++count_; }
   int count() const { return count_; }
+  // Only the existence of a move is wanted: stop at the first source square
+  // that has one.
+  bool Done() const { return stop_at_first_ && count_ > 0; }
+  void StopAtFirst() { stop_at_first_ = true; }
 
  private:
   int count_ = 0;
+  bool stop_at_first_ = false;
 };
 
 template <class Sink>
@@ -218,6 +224,7 @@ void Generate(const Position& pos, Sink& sink) {
   const KingContext c = MakeKingContext(pos);
   for (Bitboard own = pos.Tops().color[c.us]; own;) {
     GenerateFromSquare(pos, c, PopLsb(own), sink);
+    if (sink.Done()) return;
   }
   GenerateEnPassant(pos, c, sink);
   GenerateCastling(pos, c, sink);
@@ -243,6 +250,13 @@ int CountLegalMoves(const Position& pos) {
   CountSink sink;
   Generate(pos, sink);
   return sink.count();
+}
+
+bool HasLegalMove(const Position& pos) {
+  CountSink sink;
+  sink.StopAtFirst();
+  Generate(pos, sink);
+  return sink.count() > 0;
 }
 
 bool HasLegalEnPassant(const Position& pos) {

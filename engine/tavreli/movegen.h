@@ -18,6 +18,9 @@ void GenerateLegalMoves(const Position& pos, MoveList* moves);
 // The number of legal moves, without listing them (perft's leaf counting).
 int CountLegalMoves(const Position& pos);
 
+// Whether the side to move has any legal move (cheaper than counting).
+bool HasLegalMove(const Position& pos);
+
 // Whether the side to move has a legal en passant capture.
 bool HasLegalEnPassant(const Position& pos);
 

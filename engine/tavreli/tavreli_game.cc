@@ -73,15 +73,20 @@ void TavreliState::Undo() {
 }
 
 int TavreliState::RepetitionCount() const {
+  // Sides alternate, so only every other earlier position can be the same.
+  // Captures and pawn moves do not bound the scan: a capturer may leave its
+  // victim again, and a piece may carry a pawn back inside its unit.
   const uint64_t hash = current().Hash();
   int count = 0;
-  for (const Position& p : history_) count += p.Hash() == hash;
+  for (int i = static_cast<int>(history_.size()) - 1; i >= 0; i -= 2) {
+    count += history_[i].Hash() == hash;
+  }
   return count;
 }
 
 GameResult TavreliState::Result() const {
   const Position& pos = current();
-  if (CountLegalMoves(pos) == 0) {
+  if (!HasLegalMove(pos)) {
     return pos.InCheck() ? GameResult{Outcome::kLoss, Termination::kCheckmate}
                          : GameResult{Outcome::kDraw, Termination::kStalemate};
   }
