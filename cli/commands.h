@@ -19,6 +19,8 @@ int BenchSearch(const std::vector<std::string>& args);
 int RunNet(const std::vector<std::string>& args);
 // `volkhv bench nn ...` (cli/bench_nn.cc).
 int BenchNn(const std::vector<std::string>& args);
+// `volkhv records show|stats ...` (cli/records_commands.cc).
+int RunRecords(const std::vector<std::string>& args);
 
 }  // namespace volkhv::cli
 

@@ -16,6 +16,7 @@ constexpr char kUsage[] =
     "  validate   replay every game of a record file through the rules\n"
     "  demo       perft and a random game (the main job until self-play)\n"
     "  net        network files: init, describe\n"
+    "  records    game record files: show, stats\n"
     "  bench      benchmarks: movegen, search, nn\n";
 
 }  // namespace
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   if (command == "demo") return RunDemo(args);
   if (command == "bench") return RunBench(args);
   if (command == "net") return RunNet(args);
+  if (command == "records") return RunRecords(args);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return kExitOk;

@@ -1,0 +1,209 @@
+// `volkhv bench nn`: network evaluations per second and achieved GFLOP/s at
+// several batch sizes, next to what LibTorch reaches on plain matmul and
+// convolution workloads on this machine.
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "cli/commands.h"
+#include "cli/game_setup.h"
+#include "engine/game/strings.h"
+#include "nn/backend.h"
+#include "nn/torch_backend.h"
+#include "nn/weights_file.h"
+
+namespace volkhv::cli {
+namespace {
+
+constexpr int kMaxBatch = 4096;
+
+absl::StatusOr<std::vector<int>> ParseBatches(const std::string& text) {
+  std::vector<int> batches;
+  for (std::string_view part : Split(text, ",", /*skip_empty=*/true)) {
+    part = Trim(part);
+    int value = 0;
+    const auto [end, ec] =
+        std::from_chars(part.data(), part.data() + part.size(), value);
+    if (ec != std::errc() || end != part.data() + part.size() || value < 1 ||
+        value > kMaxBatch) {
+      return absl::InvalidArgumentError(Cat("option '--batch': '", part,
+                                            "' is not a batch size in [1, ",
+                                            kMaxBatch, "]"));
+    }
+    batches.push_back(value);
+  }
+  if (batches.empty()) {
+    return absl::InvalidArgumentError("option '--batch': no batch sizes");
+  }
+  return batches;
+}
+
+absl::StatusOr<double> ParseSeconds(const std::string& text) {
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(value > 0) ||
+      value > 3600) {
+    return absl::InvalidArgumentError(
+        Cat("option '--seconds': '", text,
+            "' is not a number of seconds in (0, 3600]"));
+  }
+  return value;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+int BenchNn(const std::vector<std::string>& args) {
+  const std::vector<OptionSpec> specs = {
+      {"net", "FILE", "", "network file (volkhv net init)"},
+      {"batch", "N,N,...", "1,8,32,128,256", "batch sizes"},
+      {"backend", "NAME", "torch", "inference backend: torch"},
+      {"device", "NAME", "cpu", "cpu, cuda or cuda:N"},
+      {"threads", "N", "0", "CPU threads (0 = one per core)"},
+      {"seconds", "S", "2", "time per batch size"},
+      {"layout", "NAME", "nhwc",
+       "activation layout: nhwc (channels-last) or nchw"},
+      {"no-fold-bn", "", "",
+       "run the module with batch norm instead of folding it"},
+      {"no-ceiling", "", "", "skip the matmul/conv ceiling measurement"},
+      {"help", "", "", "print this help"},
+  };
+  absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
+  if (!cl.ok()) return Fail("bench nn", cl.status(), kExitUsage);
+  if (cl->Flag("help")) {
+    std::cout << "usage: volkhv bench nn --net FILE [--batch 1,8,32,128,256] "
+                 "[--device cpu|cuda] [--threads N] [--seconds S]\n"
+              << OptionsHelp(specs);
+    return kExitOk;
+  }
+  if (cl->Get("net").empty()) {
+    return Fail("bench nn",
+                absl::InvalidArgumentError("option '--net' is required"),
+                kExitUsage);
+  }
+  if (cl->Get("backend") != "torch") {
+    return Fail(
+        "bench nn",
+        absl::InvalidArgumentError(Cat("option '--backend': unknown backend '",
+                                       cl->Get("backend"), "' (known: torch)")),
+        kExitUsage);
+  }
+  const std::string& layout = cl->Get("layout");
+  if (layout != "nhwc" && layout != "nchw") {
+    return Fail(
+        "bench nn",
+        absl::InvalidArgumentError(Cat("option '--layout': unknown layout '",
+                                       layout, "' (known: nhwc, nchw)")),
+        kExitUsage);
+  }
+  absl::StatusOr<std::vector<int>> batches = ParseBatches(cl->Get("batch"));
+  if (!batches.ok()) return Fail("bench nn", batches.status(), kExitUsage);
+  absl::StatusOr<int> threads = cl->GetInt("threads", 0, 1024);
+  if (!threads.ok()) return Fail("bench nn", threads.status(), kExitUsage);
+  absl::StatusOr<double> seconds = ParseSeconds(cl->Get("seconds"));
+  if (!seconds.ok()) return Fail("bench nn", seconds.status(), kExitUsage);
+
+  absl::StatusOr<nn::NetworkWeights> weights =
+      nn::ReadNetworkWeights(cl->Get("net"));
+  if (!weights.ok()) {
+    return Fail("bench nn", weights.status(), kExitInvalidInput);
+  }
+  const proto::Architecture& arch = weights->architecture();
+  const int max_batch = *std::max_element(batches->begin(), batches->end());
+  nn::TorchBackendOptions options;
+  options.device = cl->Get("device");
+  options.threads = *threads;
+  options.fold_batchnorm = !cl->Flag("no-fold-bn");
+  options.channels_last = layout == "nhwc";
+  options.max_batch = max_batch;
+  absl::StatusOr<std::unique_ptr<nn::Backend>> backend =
+      nn::MakeTorchBackend(*weights, options);
+  if (!backend.ok()) {
+    return Fail("bench nn", backend.status(), kExitInvalidInput);
+  }
+  const double flops = static_cast<double>(nn::FlopsPerPosition(arch));
+  std::cout << absl::StrFormat(
+      "net: %s: %s, %s; %d parameters, %.2f MFLOP per position\n",
+      cl->Get("net"), weights->header.game(), nn::ArchitectureSummary(arch),
+      nn::ParameterCount(arch), flops / 1e6);
+  std::cout << absl::StrFormat(
+      "backend: %s (%s; BN %s, %s)\n", (*backend)->Info().name,
+      nn::TorchRuntimeSummary(), options.fold_batchnorm ? "folded" : "unfolded",
+      options.fold_batchnorm && options.channels_last ? "channels-last"
+                                                      : "NCHW");
+
+  // The ceiling first: what this machine's LibTorch reaches on plain work.
+  double ceiling = 0;
+  if (!cl->Flag("no-ceiling")) {
+    constexpr int kCeilingBatch = 256;
+    absl::StatusOr<nn::TorchCeiling> c = nn::MeasureTorchCeiling(
+        options, arch.filters(), arch.board_height(), arch.board_width(),
+        kCeilingBatch, std::min(*seconds, 2.0));
+    if (!c.ok()) return Fail("bench nn", c.status(), kExitInvalidInput);
+    ceiling =
+        std::max({c->conv_nchw_gflops, c->conv_nhwc_gflops, c->tower_gflops});
+    std::cout << absl::StrFormat(
+        "ceiling: matmul %dx%d %.1f GFLOP/s; 3x3 conv %d->%d filters, batch "
+        "%d, %dx%d: NCHW %.1f, channels-last %.1f GFLOP/s; plain 6-block "
+        "tower %.1f GFLOP/s\n",
+        c->matmul_size, c->matmul_size, c->matmul_gflops, arch.filters(),
+        arch.filters(), kCeilingBatch, arch.board_height(), arch.board_width(),
+        c->conv_nchw_gflops, c->conv_nhwc_gflops, c->tower_gflops);
+  }
+
+  const nn::BackendInfo& info = (*backend)->Info();
+  std::cout << absl::StrFormat("%7s %12s %12s %11s %10s %12s\n", "batch",
+                               "evals/s", "(mean)", "ms/batch", "GFLOP/s",
+                               ceiling > 0 ? "% of conv" : "");
+  std::mt19937 rng(1);
+  std::bernoulli_distribution bit(0.1);
+  for (int batch : *batches) {
+    std::vector<float> input(static_cast<size_t>(batch) * info.input.Size());
+    for (float& v : input) v = bit(rng) ? 1.0f : 0.0f;
+    std::vector<float> policy(static_cast<size_t>(batch) * info.policy_size);
+    std::vector<float> wdl(static_cast<size_t>(batch) * 3);
+    for (int i = 0; i < 3; ++i) {
+      (*backend)->Compute(batch, input.data(), policy.data(), wdl.data());
+    }
+    // Other processes share the cores: the median call is the robust
+    // figure; the mean over the whole period is printed next to it.
+    std::vector<double> times;
+    const auto start = std::chrono::steady_clock::now();
+    do {
+      const auto call = std::chrono::steady_clock::now();
+      (*backend)->Compute(batch, input.data(), policy.data(), wdl.data());
+      times.push_back(SecondsSince(call));
+    } while (SecondsSince(start) < *seconds);
+    const double mean_evals = times.size() * batch / SecondsSince(start);
+    std::sort(times.begin(), times.end());
+    const double median = times[times.size() / 2];
+    const double evals = batch / median;
+    const double gflops = evals * flops / 1e9;
+    std::cout << absl::StrFormat(
+        "%7d %12.1f %12.1f %11.3f %10.1f %12s\n", batch, evals, mean_evals,
+        1000 * median, gflops,
+        ceiling > 0 ? absl::StrFormat("%.1f%%", 100 * gflops / ceiling)
+                    : std::string());
+  }
+  if (ceiling > 0) {
+    std::cout << absl::StrFormat(
+        "evals/s, ms/batch, GFLOP/s: of the median call; (mean): over the "
+        "whole period; %% of conv: of the best of the NCHW conv, "
+        "channels-last conv and plain tower ceilings (%.1f GFLOP/s)\n",
+        ceiling);
+  }
+  return kExitOk;
+}
+
+}  // namespace volkhv::cli

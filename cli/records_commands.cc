@@ -1,0 +1,181 @@
+// `volkhv records show FILE` and `volkhv records stats DIR`.
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include "absl/strings/str_format.h"
+#include "cli/commands.h"
+#include "cli/game_setup.h"
+#include "engine/game/strings.h"
+#include "selfplay/game_file.h"
+#include "selfplay/record_io.h"
+
+namespace volkhv::cli {
+namespace {
+
+std::string ResultOf(const proto::GameRecord& record) {
+  switch (record.winner()) {
+    case proto::GameRecord::FIRST_PLAYER:
+      return "1-0";
+    case proto::GameRecord::SECOND_PLAYER:
+      return "0-1";
+    case proto::GameRecord::DRAW:
+      return "1/2-1/2";
+    default:
+      return "*";
+  }
+}
+
+// "{W 0.41 D 0.33 L 0.26, 200 visits, full}"
+std::string PlyComment(const proto::PlyRecord& ply) {
+  if (ply.root_wdl_size() != 3) return "";
+  return absl::StrFormat("W %.2f D %.2f L %.2f, %d visits%s", ply.root_wdl(0),
+                         ply.root_wdl(1), ply.root_wdl(2), ply.root_visits(),
+                         ply.full_search() ? "" : ", cheap");
+}
+
+selfplay::GameFileRecord ToGameFile(const proto::GameRecord& record,
+                                    const GameState& start, bool comments) {
+  selfplay::GameFileRecord out;
+  out.event = record.engine().empty() ? "volkhv" : record.engine();
+  out.game = record.game();
+  out.variant = record.game_options().empty() ? "standard"
+                                              : record.game_options();
+  out.first_title = selfplay::SideTitle(start.Info().first_player_name);
+  out.second_title = selfplay::SideTitle(start.Info().second_player_name);
+  out.first_player = out.second_player =
+      Cat("volkhv generation ", record.net_generation());
+  out.result = ResultOf(record);
+  out.termination =
+      std::string(selfplay::TerminationProtoName(record.termination()));
+  out.start_position = start.PositionText();
+  out.second_to_move = start.SideToMove() == 1;
+  for (const proto::PlyRecord& ply : record.plies()) {
+    out.moves.push_back(ply.move_text());
+    out.comments.push_back(comments ? PlyComment(ply) : "");
+  }
+  if (!record.created().empty()) {
+    out.date = record.created().substr(0, 10);
+    for (char& c : out.date) {
+      if (c == '-') c = '.';
+    }
+  }
+  return out;
+}
+
+int Show(const std::vector<std::string>& args) {
+  std::vector<OptionSpec> specs = {
+      {"index", "N", "", "show only game N (1-based)"},
+      {"evals", "", "", "add each ply's root WDL and visits as comments"},
+      {"help", "", "", "print this help"}};
+  absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 1);
+  if (!cl.ok()) return Fail("records show", cl.status(), kExitUsage);
+  if (cl->Flag("help") || cl->positional().size() != 1) {
+    std::cout << "usage: volkhv records show FILE [--index N] [--evals]\n"
+              << OptionsHelp(specs);
+    return cl->Flag("help") ? kExitOk : kExitUsage;
+  }
+  absl::StatusOr<std::vector<proto::GameRecord>> games =
+      selfplay::ReadGameRecords(cl->positional()[0]);
+  if (!games.ok()) return Fail("records show", games.status(), kExitInvalidInput);
+  int first = 0;
+  int last = static_cast<int>(games->size());
+  if (cl->Given("index")) {
+    absl::StatusOr<int> index =
+        cl->GetInt("index", 1, std::max<int>(1, games->size()));
+    if (!index.ok()) return Fail("records show", index.status(), kExitUsage);
+    first = *index - 1;
+    last = *index;
+  }
+  for (int i = first; i < last && i < static_cast<int>(games->size()); ++i) {
+    absl::StatusOr<std::unique_ptr<GameState>> start =
+        selfplay::RecordStartState((*games)[i]);
+    if (!start.ok()) {
+      return Fail("records show",
+                  absl::InvalidArgumentError(
+                      Cat("game ", i + 1, ": ", start.status().message())),
+                  kExitInvalidInput);
+    }
+    std::cout << selfplay::FormatGameFile(
+        ToGameFile((*games)[i], **start, cl->Flag("evals")));
+  }
+  return kExitOk;
+}
+
+int Stats(const std::vector<std::string>& args) {
+  std::vector<OptionSpec> specs = {{"help", "", "", "print this help"}};
+  absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 1);
+  if (!cl.ok()) return Fail("records stats", cl.status(), kExitUsage);
+  if (cl->Flag("help") || cl->positional().size() != 1) {
+    std::cout << "usage: volkhv records stats DIR\n" << OptionsHelp(specs);
+    return cl->Flag("help") ? kExitOk : kExitUsage;
+  }
+  absl::StatusOr<selfplay::DirectoryRead> read = selfplay::ReadRecordDirectory(
+      cl->positional()[0],
+      [](const std::string& warning) { std::cerr << warning << "\n"; });
+  if (!read.ok()) return Fail("records stats", read.status(), kExitInvalidInput);
+  std::map<std::string, int> games_by_kind, results, terminations;
+  std::map<int, int64_t> heights;  // stack height -> stacks seen
+  int64_t plies = 0, full_plies = 0, bad_games = 0;
+  for (const proto::GameRecord& g : read->games) {
+    ++games_by_kind[g.game()];
+    ++results[std::string(selfplay::WinnerName(g.winner()))];
+    ++terminations[std::string(selfplay::TerminationProtoName(g.termination()))];
+    plies += g.plies_size();
+    for (const proto::PlyRecord& p : g.plies()) full_plies += p.full_search();
+    const absl::Status replay =
+        selfplay::ReplayRecord(g, [&](const GameState& state, int) {
+          const GameInfo& info = state.Info();
+          for (int s = 0; s < info.board_width * info.board_height; ++s) {
+            if (const int h = state.PiecesOn(s)) ++heights[h];
+          }
+        });
+    if (!replay.ok()) ++bad_games;
+  }
+  const size_t n = read->games.size();
+  std::cout << "files: " << read->files_read << " read, "
+            << read->files_skipped << " skipped\n"
+            << "games: " << n;
+  for (const auto& [kind, count] : games_by_kind) {
+    std::cout << " (" << kind << " " << count << ")";
+  }
+  std::cout << "\nplies: " << plies
+            << absl::StrFormat(" (%.1f per game, %.1f%% full searches)\n",
+                               n ? static_cast<double>(plies) / n : 0.0,
+                               plies ? 100.0 * full_plies / plies : 0.0)
+            << "results:";
+  for (const auto& [name, count] : results) {
+    std::cout << absl::StrFormat(" %s %d (%.1f%%)", name, count,
+                                 100.0 * count / std::max<size_t>(n, 1));
+  }
+  std::cout << "\nendings:";
+  for (const auto& [name, count] : terminations) {
+    std::cout << " " << name << " " << count << ";";
+  }
+  int64_t stacks = 0;
+  for (const auto& [h, count] : heights) stacks += count;
+  std::cout << "\nstack heights over all positions (height: share of "
+               "occupied squares):\n";
+  for (const auto& [h, count] : heights) {
+    std::cout << absl::StrFormat("  %2d: %8.4f%%\n", h,
+                                 100.0 * count / std::max<int64_t>(stacks, 1));
+  }
+  if (bad_games) {
+    std::cout << "games that do not replay legally: " << bad_games << "\n";
+  }
+  return bad_games ? kExitInvalidInput : kExitOk;
+}
+
+}  // namespace
+
+int RunRecords(const std::vector<std::string>& args) {
+  const std::vector<std::string> rest(args.begin() + (args.empty() ? 0 : 1),
+                                      args.end());
+  if (!args.empty() && args[0] == "show") return Show(rest);
+  if (!args.empty() && args[0] == "stats") return Stats(rest);
+  std::cerr << "usage: volkhv records show FILE [--index N] [--evals]\n"
+               "       volkhv records stats DIR\n";
+  return args.size() == 1 && args[0] == "--help" ? kExitOk : kExitUsage;
+}
+
+}  // namespace volkhv::cli

@@ -1,0 +1,197 @@
+#include "selfplay/record_io.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "absl/strings/numbers.h"
+
+#include "engine/game/strings.h"
+#include "engine/games/games.h"
+#include "nn/checked_file.h"
+
+namespace volkhv::selfplay {
+
+absl::Status WriteGameRecords(const std::string& path,
+                              const std::vector<proto::GameRecord>& games) {
+  proto::RecordFile file;
+  file.set_format_version(kRecordFormatVersion);
+  for (const proto::GameRecord& g : games) *file.add_games() = g;
+  std::string body;
+  if (!file.SerializeToString(&body)) {
+    return absl::InternalError(Cat(path, ": cannot serialize the records"));
+  }
+  return nn::WriteFileAtomically(path, nn::WithChecksum(std::move(body)));
+}
+
+absl::StatusOr<std::vector<proto::GameRecord>> ReadGameRecords(
+    const std::string& path) {
+  absl::StatusOr<std::string> bytes = nn::ReadWholeFile(path);
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<std::string_view> body =
+      nn::CheckedBody(*bytes, "game record file");
+  if (!body.ok()) {
+    return absl::DataLossError(Cat(path, ": ", body.status().message()));
+  }
+  proto::RecordFile file;
+  if (!file.ParseFromArray(body->data(), static_cast<int>(body->size()))) {
+    return absl::DataLossError(
+        Cat(path, ": not a game record file (protobuf parse error)"));
+  }
+  if (file.format_version() != kRecordFormatVersion) {
+    return absl::FailedPreconditionError(
+        Cat(path, ": record format version ", file.format_version(),
+            ", this build reads ", kRecordFormatVersion));
+  }
+  return std::vector<proto::GameRecord>(file.games().begin(),
+                                        file.games().end());
+}
+
+absl::StatusOr<std::vector<std::string>> ListRecordFiles(
+    const std::string& dir) {
+  std::error_code error;
+  std::filesystem::directory_iterator it(dir, error);
+  if (error) {
+    return absl::NotFoundError(
+        Cat(dir, ": cannot list the directory: ", error.message()));
+  }
+  std::vector<std::string> files;
+  for (const auto& entry : it) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_regular_file() && name.size() > 5 &&
+        name.ends_with(kRecordExtension)) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+absl::StatusOr<DirectoryRead> ReadRecordDirectory(
+    const std::string& dir,
+    const std::function<void(const std::string&)>& warn) {
+  absl::StatusOr<std::vector<std::string>> files = ListRecordFiles(dir);
+  if (!files.ok()) return files.status();
+  DirectoryRead read;
+  for (const std::string& path : *files) {
+    absl::StatusOr<std::vector<proto::GameRecord>> games =
+        ReadGameRecords(path);
+    if (!games.ok()) {
+      ++read.files_skipped;
+      warn(Cat("warning: skipping ", games.status().message()));
+      continue;
+    }
+    ++read.files_read;
+    for (proto::GameRecord& g : *games) read.games.push_back(std::move(g));
+  }
+  return read;
+}
+
+uint32_t PackMove(Move move) { return move.Packed(); }
+
+Move UnpackMove(uint32_t packed) {
+  return MakeMove(packed & 0xFF, (packed >> 8) & 0xFF, (packed >> 16) & 0xFF);
+}
+
+absl::StatusOr<std::unique_ptr<GameState>> RecordStartState(
+    const proto::GameRecord& record) {
+  GameOptions options;
+  for (std::string_view item : Split(record.game_options(), ",", true)) {
+    const size_t eq = item.find('=');
+    int value = 0;
+    if (eq == std::string_view::npos ||
+        !absl::SimpleAtoi(absl::string_view(item.data() + eq + 1,
+                                            item.size() - eq - 1),
+                          &value)) {
+      return absl::InvalidArgumentError(
+          Cat("bad game option '", item, "' in a record"));
+    }
+    options[std::string(item.substr(0, eq))] = value;
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(record.game(), options);
+  if (!game.ok()) return game.status();
+  if (record.start_position().empty()) return (*game)->NewInitialState();
+  return (*game)->NewStateFromText(record.start_position());
+}
+
+absl::Status ReplayRecord(
+    const proto::GameRecord& record,
+    const std::function<void(const GameState&, int ply)>& visit) {
+  absl::StatusOr<std::unique_ptr<GameState>> state = RecordStartState(record);
+  if (!state.ok()) return state.status();
+  MoveList legal;
+  for (int ply = 0; ply < record.plies_size(); ++ply) {
+    visit(**state, ply);
+    const Move move = UnpackMove(record.plies(ply).move());
+    (*state)->LegalMoves(&legal);
+    if (!legal.contains(move)) {
+      return absl::DataLossError(
+          Cat("ply ", ply + 1, " (", record.plies(ply).move_text(),
+              ") is not legal"));
+    }
+    (*state)->Play(move);
+  }
+  visit(**state, record.plies_size());
+  return absl::OkStatus();
+}
+
+proto::GameRecord::Termination TerminationToProto(Termination t) {
+  switch (t) {
+    case Termination::kNone:
+      return proto::GameRecord::NONE;
+    case Termination::kCheckmate:
+      return proto::GameRecord::CHECKMATE;
+    case Termination::kStalemate:
+      return proto::GameRecord::STALEMATE;
+    case Termination::kRepetition:
+      return proto::GameRecord::REPETITION;
+    case Termination::kFiftyMoves:
+      return proto::GameRecord::FIFTY_MOVES;
+    case Termination::kNoLegalMoves:
+      return proto::GameRecord::NO_LEGAL_MOVES;
+    case Termination::kKingCaptured:
+      return proto::GameRecord::KING_CAPTURED;
+    case Termination::kKingEscaped:
+      return proto::GameRecord::KING_ESCAPED;
+  }
+  return proto::GameRecord::NONE;
+}
+
+std::string_view WinnerName(proto::GameRecord::Winner winner) {
+  switch (winner) {
+    case proto::GameRecord::FIRST_PLAYER:
+      return "first player";
+    case proto::GameRecord::SECOND_PLAYER:
+      return "second player";
+    case proto::GameRecord::DRAW:
+      return "draw";
+    default:
+      return "undecided";
+  }
+}
+
+std::string_view TerminationProtoName(proto::GameRecord::Termination t) {
+  switch (t) {
+    case proto::GameRecord::CHECKMATE:
+      return "checkmate";
+    case proto::GameRecord::STALEMATE:
+      return "stalemate";
+    case proto::GameRecord::REPETITION:
+      return "repetition";
+    case proto::GameRecord::FIFTY_MOVES:
+      return "fifty moves";
+    case proto::GameRecord::NO_LEGAL_MOVES:
+      return "no legal move";
+    case proto::GameRecord::KING_CAPTURED:
+      return "king captured";
+    case proto::GameRecord::KING_ESCAPED:
+      return "king escaped";
+    case proto::GameRecord::MAX_LENGTH:
+      return "maximum length";
+    case proto::GameRecord::RESIGNATION:
+      return "resignation";
+    default:
+      return "none";
+  }
+}
+
+}  // namespace volkhv::selfplay

@@ -1,0 +1,722 @@
+// The LibTorch network, the weight files and the LibTorch backend: output
+// shapes and probabilities, save -> load identity, BN folding, rejection of
+// damaged or mismatched files, configs, and `volkhv net init/describe`.
+#include <sys/wait.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/games/games.h"
+#include "gtest/gtest.h"
+#include "nn/encoder.h"
+#include "nn/network.h"
+#include "nn/torch_backend.h"
+#include "nn/torch_weights.h"
+#include "nn/checked_file.h"
+#include "nn/weights_file.h"
+
+namespace volkhv::nn {
+namespace {
+
+::testing::AssertionResult Contains(const std::string& haystack,
+                                    const std::string& needle) {
+  if (haystack.find(needle) != std::string::npos) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "'" << needle << "' not in: " << haystack;
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "/nn_network_test_" + std::to_string(getpid()) +
+         "_" + name;
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void WriteBytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::unique_ptr<Encoder> EncoderFor(const std::string& game_name) {
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
+  EXPECT_TRUE(game.ok()) << game.status();
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder((*game)->Info(), EncoderOptions{});
+  EXPECT_TRUE(encoder.ok()) << encoder.status();
+  return *std::move(encoder);
+}
+
+// A tiny net (2 blocks x 16 filters, SE) for `game`, with the geometry of
+// this build's encoder.
+proto::NetworkFile TinyHeader(const std::string& game, int se_ratio = 4) {
+  proto::NetworkFile h;
+  h.set_format_version(kNetworkFileFormatVersion);
+  h.set_game(game);
+  std::unique_ptr<Encoder> encoder = EncoderFor(game);
+  h.set_input_format_version(encoder->FormatVersion());
+  h.mutable_encoder()->set_stack_layers(EncoderOptions{}.stack_layers);
+  proto::Architecture* a = h.mutable_architecture();
+  a->set_blocks(2);
+  a->set_filters(16);
+  a->set_se_ratio(se_ratio);
+  a->set_policy_head_filters(8);
+  a->set_value_head_filters(4);
+  a->set_value_hidden(16);
+  SetGeometry(*encoder, a);
+  h.mutable_provenance()->set_generation(3);
+  h.mutable_provenance()->set_note("test");
+  return h;
+}
+
+// Random weights with BN statistics far from the identity, so that batch
+// norm (and its folding) matters.
+NetworkWeights TinyWeights(const std::string& game, uint64_t seed = 1,
+                           int se_ratio = 4) {
+  absl::StatusOr<NetworkWeights> w =
+      RandomNetworkWeights(TinyHeader(game, se_ratio), seed);
+  EXPECT_TRUE(w.ok()) << w.status();
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-0.5f, 0.5f);
+  for (TensorData& t : w->tensors) {
+    const std::string_view name = t.name;
+    for (float& v : t.values) {
+      if (name.ends_with(".running_var")) {
+        v = 0.5f + u(rng) + 0.5f;
+      } else if (name.ends_with(".running_mean") ||
+                 (name.ends_with(".bias") && name.find("bn") != name.npos)) {
+        v = u(rng);
+      } else if (name.ends_with(".weight") && name.find("bn") != name.npos) {
+        v = 1.0f + u(rng);
+      }
+    }
+  }
+  return *std::move(w);
+}
+
+std::unique_ptr<Backend> MakeBackend(const NetworkWeights& w,
+                                     TorchBackendOptions options = {}) {
+  options.threads = 2;
+  absl::StatusOr<std::unique_ptr<Backend>> b = MakeTorchBackend(w, options);
+  EXPECT_TRUE(b.ok()) << b.status();
+  return *std::move(b);
+}
+
+// Positions from random games, encoded, with their legal moves.
+struct Batch {
+  std::vector<std::unique_ptr<GameState>> states;
+  std::vector<MoveList> moves;
+  std::vector<float> input;
+};
+
+Batch RandomPositions(const std::string& game_name, const Encoder& encoder,
+                      int count, uint64_t seed) {
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
+  Batch batch;
+  std::mt19937 rng(seed);
+  std::unique_ptr<GameState> state = (*game)->NewInitialState();
+  const int size = encoder.Shape().Size();
+  while (static_cast<int>(batch.states.size()) < count) {
+    MoveList moves;
+    state->LegalMoves(&moves);
+    if (moves.empty() || state->Result().IsOver() ||
+        state->PliesPlayed() > 150) {
+      state = (*game)->NewInitialState();
+      continue;
+    }
+    if (rng() % 3 == 0) {
+      batch.states.push_back(state->Clone());
+      batch.moves.push_back(moves);
+      batch.input.resize(batch.input.size() + size);
+      encoder.Encode(*state, batch.input.data() + batch.input.size() - size);
+    }
+    state->Play(moves[rng() % moves.size()]);
+  }
+  return batch;
+}
+
+struct Outputs {
+  std::vector<float> policy, wdl;
+};
+
+Outputs Evaluate(Backend& backend, int batch, const std::vector<float>& input) {
+  Outputs out;
+  out.policy.resize(static_cast<size_t>(batch) * backend.Info().policy_size);
+  out.wdl.resize(static_cast<size_t>(batch) * 3);
+  backend.Compute(batch, input.data(), out.policy.data(), out.wdl.data());
+  return out;
+}
+
+std::vector<float> RandomInput(const BackendInfo& info, int batch,
+                               uint64_t seed) {
+  std::mt19937 rng(seed);
+  std::bernoulli_distribution bit(0.2);
+  std::vector<float> input(static_cast<size_t>(batch) * info.input.Size());
+  for (float& v : input) v = bit(rng) ? 1.0f : 0.0f;
+  return input;
+}
+
+float MaxRelativeDifference(const std::vector<float>& a,
+                            const std::vector<float>& b) {
+  float worst = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    worst =
+        std::max(worst, std::abs(a[i] - b[i]) / std::max(1.0f, std::abs(b[i])));
+  }
+  return worst;
+}
+
+// File bytes for an arbitrary NetworkFile, with a correct checksum: how a
+// hand-crafted (structurally bad) file is made.
+std::string WithChecksum(const proto::NetworkFile& file) {
+  std::string bytes = file.SerializeAsString();
+  const uint32_t crc = Crc32(bytes);
+  bytes.push_back(static_cast<char>((15 << 3) | 5));
+  bytes.append(reinterpret_cast<const char*>(&crc), 4);
+  return bytes;
+}
+
+proto::NetworkFile ParsedFile(const NetworkWeights& w) {
+  absl::StatusOr<std::string> bytes = SerializeNetworkWeights(w);
+  EXPECT_TRUE(bytes.ok()) << bytes.status();
+  proto::NetworkFile file;
+  EXPECT_TRUE(file.ParseFromString(*bytes));
+  file.clear_checksum();
+  return file;
+}
+
+std::string ParseError(const std::string& bytes) {
+  absl::StatusOr<NetworkWeights> w = ParseNetworkWeights(bytes);
+  if (w.ok()) return "(accepted)";
+  return std::string(w.status().message());
+}
+
+// ---------------------------------------------------------------------------
+// Architecture, tensors, counts.
+
+TEST(NetworkTest, ModuleTensorsAreExactlyTheSpecs) {
+  for (int se_ratio : {0, 4}) {
+    const proto::NetworkFile h = TinyHeader("tavreli", se_ratio);
+    Network net(h.architecture());
+    std::map<std::string, std::vector<int64_t>> module;
+    int64_t parameters = 0;
+    for (const auto& p : net->named_parameters()) {
+      module[p.key()] = p.value().sizes().vec();
+      parameters += p.value().numel();
+    }
+    for (const auto& b : net->named_buffers()) {
+      if (b.key().ends_with("num_batches_tracked")) continue;
+      module[b.key()] = b.value().sizes().vec();
+    }
+    std::map<std::string, std::vector<int64_t>> specs;
+    for (const TensorSpec& s : NetworkTensorSpecs(h.architecture())) {
+      specs[s.name] = s.shape;
+    }
+    EXPECT_EQ(module, specs) << "se_ratio " << se_ratio;
+    EXPECT_EQ(ParameterCount(h.architecture()), parameters);
+  }
+}
+
+TEST(NetworkTest, FlopCountByHand) {
+  proto::Architecture a;
+  a.set_blocks(6);
+  a.set_filters(64);
+  a.set_se_ratio(4);
+  a.set_policy_head_filters(64);
+  a.set_value_head_filters(16);
+  a.set_value_hidden(128);
+  a.set_input_planes(100);
+  a.set_board_height(8);
+  a.set_board_width(8);
+  a.set_policy_channels(80);
+  const int64_t macs = 64 * 100 * 9 * 64                          // input
+                       + 6 * (2 * 64 * 64 * 9 * 64                // two convs
+                              + 16 * 64 + 128 * 16)               // SE
+                       + 64 * 64 * 9 * 64 + 80 * 64 * 64          // policy
+                       + 16 * 64 * 64 + 128 * 16 * 64 + 3 * 128;  // value
+  EXPECT_EQ(FlopsPerPosition(a), 2 * macs);
+}
+
+// ---------------------------------------------------------------------------
+// Outputs.
+
+TEST(NetworkTest, OutputShapesAndWdlProbabilities) {
+  for (const std::string game : {"tavreli", "tavlei9", "tavlei11"}) {
+    const NetworkWeights w = TinyWeights(game);
+    std::unique_ptr<Backend> backend = MakeBackend(w);
+    const BackendInfo& info = backend->Info();
+    std::unique_ptr<Encoder> encoder = EncoderFor(game);
+    EXPECT_EQ(info.name, "torch-cpu");
+    EXPECT_EQ(info.input.Size(), encoder->Shape().Size());
+    EXPECT_EQ(info.policy_size, encoder->PolicySize());
+    const int batch = 5;
+    const Outputs out = Evaluate(*backend, batch, RandomInput(info, batch, 7));
+    for (int i = 0; i < batch; ++i) {
+      float sum = 0;
+      for (int k = 0; k < 3; ++k) {
+        const float p = out.wdl[3 * i + k];
+        EXPECT_GE(p, 0.0f);
+        EXPECT_LE(p, 1.0f);
+        sum += p;
+      }
+      EXPECT_NEAR(sum, 1.0f, 1e-5) << game << " row " << i;
+    }
+    for (float v : out.policy) ASSERT_TRUE(std::isfinite(v));
+
+    // The module agrees on the shapes.
+    Network net(w.architecture());
+    ASSERT_TRUE(LoadModuleWeights(w, net.get()).ok());
+    net->eval();
+    torch::NoGradGuard no_grad;
+    const NetworkOutput o = net->forward(torch::zeros(
+        {batch, info.input.planes, info.input.height, info.input.width}));
+    EXPECT_EQ(o.policy.sizes().vec(),
+              (std::vector<int64_t>{batch, info.policy_size}));
+    EXPECT_EQ(o.wdl.sizes().vec(), (std::vector<int64_t>{batch, 3}));
+  }
+}
+
+TEST(NetworkTest, MaskedPolicyOverLegalMovesSumsToOne) {
+  for (const std::string game : {"tavreli", "tavlei9"}) {
+    const NetworkWeights w = TinyWeights(game, 5);
+    std::unique_ptr<Encoder> encoder = EncoderFor(game);
+    ASSERT_TRUE(CheckNetworkFits(w, game, *encoder).ok());
+    std::unique_ptr<Backend> backend = MakeBackend(w);
+    const int batch = 40;
+    const Batch positions = RandomPositions(game, *encoder, batch, 11);
+    const Outputs out = Evaluate(*backend, batch, positions.input);
+    const int policy_size = backend->Info().policy_size;
+    for (int i = 0; i < batch; ++i) {
+      const float* logits = out.policy.data() + i * policy_size;
+      std::vector<float> masked;
+      for (Move m : positions.moves[i]) {
+        const int index = encoder->PolicyIndex(*positions.states[i], m);
+        ASSERT_GE(index, 0);
+        ASSERT_LT(index, policy_size);
+        masked.push_back(logits[index]);
+      }
+      const float top = *std::max_element(masked.begin(), masked.end());
+      double total = 0;
+      for (float l : masked) total += std::exp(l - top);
+      double sum = 0;
+      for (float l : masked) {
+        const double p = std::exp(l - top) / total;
+        EXPECT_TRUE(std::isfinite(p));
+        sum += p;
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-6) << game << " position " << i;
+    }
+  }
+}
+
+TEST(NetworkTest, BatchRowsAreIndependent) {
+  const NetworkWeights w = TinyWeights("tavreli", 2);
+  std::unique_ptr<Backend> backend = MakeBackend(w);
+  const BackendInfo& info = backend->Info();
+  const int batch = 6;
+  const std::vector<float> input = RandomInput(info, batch, 3);
+  const Outputs all = Evaluate(*backend, batch, input);
+  for (int i = 0; i < batch; ++i) {
+    const std::vector<float> one(input.begin() + i * info.input.Size(),
+                                 input.begin() + (i + 1) * info.input.Size());
+    const Outputs single = Evaluate(*backend, 1, one);
+    const std::vector<float> row(
+        all.policy.begin() + i * info.policy_size,
+        all.policy.begin() + (i + 1) * info.policy_size);
+    EXPECT_LT(MaxRelativeDifference(single.policy, row), 1e-4) << i;
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_NEAR(single.wdl[k], all.wdl[3 * i + k], 1e-5);
+    }
+  }
+}
+
+// Folding BN and the channels-last layout compute the module's function.
+TEST(NetworkTest, FoldedBackendMatchesTheModule) {
+  for (int se_ratio : {0, 4}) {
+    const NetworkWeights w = TinyWeights("tavreli", 9, se_ratio);
+    TorchBackendOptions unfolded;
+    unfolded.fold_batchnorm = false;
+    TorchBackendOptions nchw;
+    nchw.channels_last = false;
+    std::unique_ptr<Backend> reference = MakeBackend(w, unfolded);
+    const int batch = 7;
+    const std::vector<float> input = RandomInput(reference->Info(), batch, 13);
+    const Outputs expected = Evaluate(*reference, batch, input);
+    for (const TorchBackendOptions& options : {TorchBackendOptions{}, nchw}) {
+      std::unique_ptr<Backend> backend = MakeBackend(w, options);
+      const Outputs got = Evaluate(*backend, batch, input);
+      EXPECT_LT(MaxRelativeDifference(got.policy, expected.policy), 1e-4)
+          << "se_ratio " << se_ratio << " channels_last "
+          << options.channels_last;
+      EXPECT_LT(MaxRelativeDifference(got.wdl, expected.wdl), 1e-5);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Weight files.
+
+TEST(WeightsFileTest, SaveLoadGivesBitIdenticalOutputs) {
+  const NetworkWeights w = TinyWeights("tavreli", 4);
+  const std::string path = TempPath("roundtrip.net");
+  ASSERT_TRUE(WriteNetworkWeights(w, path).ok());
+  absl::StatusOr<NetworkWeights> loaded = ReadNetworkWeights(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(loaded->header.game(), "tavreli");
+  EXPECT_EQ(loaded->header.provenance().generation(), 3);
+  EXPECT_EQ(loaded->header.provenance().note(), "test");
+  ASSERT_EQ(loaded->tensors.size(), w.tensors.size());
+  for (size_t i = 0; i < w.tensors.size(); ++i) {
+    EXPECT_EQ(loaded->tensors[i].name, w.tensors[i].name);
+    EXPECT_EQ(loaded->tensors[i].shape, w.tensors[i].shape);
+    ASSERT_EQ(0, std::memcmp(loaded->tensors[i].values.data(),
+                             w.tensors[i].values.data(),
+                             w.tensors[i].values.size() * 4))
+        << w.tensors[i].name;
+  }
+  std::unique_ptr<Backend> before = MakeBackend(w);
+  std::unique_ptr<Backend> after = MakeBackend(*loaded);
+  const int batch = 9;
+  const std::vector<float> input = RandomInput(before->Info(), batch, 21);
+  const Outputs a = Evaluate(*before, batch, input);
+  const Outputs b = Evaluate(*after, batch, input);
+  EXPECT_EQ(0,
+            std::memcmp(a.policy.data(), b.policy.data(), a.policy.size() * 4));
+  EXPECT_EQ(0, std::memcmp(a.wdl.data(), b.wdl.data(), a.wdl.size() * 4));
+  // The atomic write leaves no temporary file behind.
+  for (const auto& entry : std::filesystem::directory_iterator(
+           std::filesystem::path(path).parent_path())) {
+    EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos)
+        << entry.path();
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(WeightsFileTest, ModuleRoundTripIsExact) {
+  const NetworkWeights w = TinyWeights("tavlei9", 6);
+  Network net(w.architecture());
+  ASSERT_TRUE(LoadModuleWeights(w, net.get()).ok());
+  absl::StatusOr<NetworkWeights> back = WeightsFromModule(*net, w.header);
+  ASSERT_TRUE(back.ok()) << back.status();
+  for (size_t i = 0; i < w.tensors.size(); ++i) {
+    EXPECT_EQ(back->tensors[i].values, w.tensors[i].values);
+  }
+}
+
+TEST(WeightsFileTest, RandomInitIsDeterministicInTheSeed) {
+  const proto::NetworkFile h = TinyHeader("tavreli");
+  absl::StatusOr<NetworkWeights> a = RandomNetworkWeights(h, 17);
+  absl::StatusOr<NetworkWeights> b = RandomNetworkWeights(h, 17);
+  absl::StatusOr<NetworkWeights> c = RandomNetworkWeights(h, 18);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(a->tensors[0].values, b->tensors[0].values);
+  EXPECT_NE(a->tensors[0].values, c->tensors[0].values);
+}
+
+TEST(WeightsFileTest, EveryFlippedByteIsRejected) {
+  const NetworkWeights w = TinyWeights("tavreli");
+  absl::StatusOr<std::string> good = SerializeNetworkWeights(w);
+  ASSERT_TRUE(good.ok());
+  ASSERT_TRUE(ParseNetworkWeights(*good).ok());
+  // Every byte of the header region, then a spread over the tensor data.
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < std::min<size_t>(good->size(), 400); ++i) {
+    positions.push_back(i);
+  }
+  for (size_t i = 400; i < good->size(); i += good->size() / 300 + 1) {
+    positions.push_back(i);
+  }
+  positions.push_back(good->size() - 1);
+  for (size_t i : positions) {
+    for (unsigned char flip : {0x01, 0x80, 0xFF}) {
+      std::string bad = *good;
+      bad[i] = static_cast<char>(bad[i] ^ flip);
+      absl::StatusOr<NetworkWeights> parsed = ParseNetworkWeights(bad);
+      ASSERT_FALSE(parsed.ok()) << "byte " << i << " ^ " << int(flip);
+      EXPECT_EQ(std::string(parsed.status().message()).find('\n'),
+                std::string::npos);
+    }
+  }
+}
+
+TEST(WeightsFileTest, TruncatedAndGarbageFilesAreRejected) {
+  const NetworkWeights w = TinyWeights("tavreli");
+  absl::StatusOr<std::string> good = SerializeNetworkWeights(w);
+  ASSERT_TRUE(good.ok());
+  for (size_t length : {size_t{0}, size_t{1}, size_t{4}, size_t{5}, size_t{100},
+                        good->size() / 2, good->size() - 5, good->size() - 1}) {
+    EXPECT_FALSE(ParseNetworkWeights(good->substr(0, length)).ok()) << length;
+  }
+  EXPECT_TRUE(
+      Contains(ParseError(good->substr(0, good->size() / 2)), "truncated"));
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::string garbage(1 + rng() % 5000, '\0');
+    for (char& c : garbage) c = static_cast<char>(rng());
+    EXPECT_FALSE(ParseNetworkWeights(garbage).ok());
+  }
+  // Garbage with a valid checksum: the checksum does not make it a net.
+  std::string garbage(3000, '\0');
+  for (char& c : garbage) c = static_cast<char>(rng());
+  const uint32_t crc = Crc32(garbage);
+  garbage.push_back(static_cast<char>((15 << 3) | 5));
+  garbage.append(reinterpret_cast<const char*>(&crc), 4);
+  EXPECT_FALSE(ParseNetworkWeights(garbage).ok());
+  EXPECT_FALSE(ParseNetworkWeights(WithChecksum(proto::NetworkFile())).ok());
+
+  const absl::StatusOr<NetworkWeights> missing =
+      ReadNetworkWeights(TempPath("does-not-exist.net"));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(Contains(std::string(missing.status().message()), "cannot open"));
+}
+
+TEST(WeightsFileTest, StructuralErrorsAreNamed) {
+  const NetworkWeights w = TinyWeights("tavreli");
+  const proto::NetworkFile good = ParsedFile(w);
+  ASSERT_EQ(ParseError(WithChecksum(good)), "(accepted)");
+
+  proto::NetworkFile f = good;
+  f.set_format_version(2);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "format version 2 is not supported"));
+
+  f = good;
+  f.mutable_tensors()->erase(f.mutable_tensors()->begin() + 5);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "missing tensor 'blocks.0.conv1.weight'"));
+
+  f = good;
+  f.mutable_tensors(0)->set_shape(1, f.tensors(0).shape(1) - 1);
+  f.mutable_tensors(0)->mutable_data()->resize(4 * f.tensors(0).shape(0) *
+                                               f.tensors(0).shape(1) * 9);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "tensor 'input.conv.weight' has shape"));
+
+  f = good;
+  f.mutable_tensors(3)->mutable_data()->resize(f.tensors(3).data().size() - 4);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "tensor 'input.bn.running_mean' has"));
+
+  f = good;
+  *f.add_tensors() = f.tensors(1);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)), "appears twice"));
+
+  f = good;
+  proto::Tensor* extra = f.add_tensors();
+  extra->set_name("extra");
+  extra->add_shape(1);
+  extra->set_data(std::string(4, '\0'));
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)), "unexpected tensor"));
+
+  f = good;
+  const float nan = std::nanf("");
+  f.mutable_tensors(0)->mutable_data()->replace(
+      8, 4, reinterpret_cast<const char*>(&nan), 4);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)), "non-finite"));
+
+  f = good;
+  f.mutable_architecture()->set_filters(0);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)), "architecture.filters"));
+
+  f = good;
+  f.mutable_architecture()->clear_input_planes();
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "architecture.input_planes: missing"));
+
+  // Different filters: every tensor's shape is wrong for the file's tower.
+  f = good;
+  f.mutable_architecture()->set_filters(32);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)), "has shape"));
+
+  f = good;
+  f.clear_game();
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)), "no game"));
+
+  // Incomplete weights cannot be written.
+  NetworkWeights incomplete = w;
+  incomplete.tensors.pop_back();
+  const absl::Status s =
+      WriteNetworkWeights(incomplete, TempPath("incomplete.net"));
+  EXPECT_TRUE(Contains(std::string(s.message()), "missing tensor"));
+  EXPECT_FALSE(std::filesystem::exists(TempPath("incomplete.net")));
+}
+
+TEST(WeightsFileTest, WrongGameAndWrongInputVersionDoNotFit) {
+  NetworkWeights w = TinyWeights("tavreli");
+  std::unique_ptr<Encoder> tavreli = EncoderFor("tavreli");
+  std::unique_ptr<Encoder> tavlei = EncoderFor("tavlei9");
+  EXPECT_TRUE(CheckNetworkFits(w, "tavreli", *tavreli).ok());
+  EXPECT_EQ(CheckNetworkFits(w, "tavlei9", *tavlei).message(),
+            "net is for game tavreli, not tavlei9");
+
+  w.header.set_input_format_version(tavreli->FormatVersion() + 1);
+  const std::string path = TempPath("version.net");
+  ASSERT_TRUE(WriteNetworkWeights(w, path).ok());
+  absl::StatusOr<NetworkWeights> loaded = ReadNetworkWeights(path);
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_TRUE(Contains(
+      std::string(CheckNetworkFits(*loaded, "tavreli", *tavreli).message()),
+      "input format version"));
+  std::filesystem::remove(path);
+
+  // A net for tavlei9 relabelled as tavlei11 fails on the geometry.
+  NetworkWeights small = TinyWeights("tavlei9");
+  small.header.set_game("tavlei11");
+  EXPECT_TRUE(Contains(
+      std::string(CheckNetworkFits(small, "tavlei11", *EncoderFor("tavlei11"))
+                      .message()),
+      "planes of 9x9"));
+}
+
+TEST(WeightsFileTest, CudaWithoutCudaIsAnError) {
+  if (TorchCudaAvailable()) GTEST_SKIP() << "CUDA is available here";
+  TorchBackendOptions options;
+  options.device = "cuda";
+  absl::StatusOr<std::unique_ptr<Backend>> b =
+      MakeTorchBackend(TinyWeights("tavreli"), options);
+  ASSERT_FALSE(b.ok());
+  EXPECT_TRUE(Contains(std::string(b.status().message()), "CUDA"));
+  options.device = "tpu";
+  EXPECT_TRUE(Contains(
+      std::string(
+          MakeTorchBackend(TinyWeights("tavreli"), options).status().message()),
+      "unknown device"));
+}
+
+// ---------------------------------------------------------------------------
+// Configs.
+
+TEST(NetworkConfigTest, ShippedConfigsParse) {
+  for (const char* name : {"net-cpu", "net-gpu"}) {
+    absl::StatusOr<proto::NetworkConfig> c =
+        ReadNetworkConfig(std::string(VOLKHV_TEST_DATA_DIR) +
+                          "/../../configs/" + name + ".textproto");
+    ASSERT_TRUE(c.ok()) << c.status();
+    EXPECT_GT(c->architecture().blocks(), 0);
+  }
+}
+
+TEST(NetworkConfigTest, BadConfigsNameTheKey) {
+  const auto error = [](const std::string& text) {
+    absl::StatusOr<proto::NetworkConfig> c = ParseNetworkConfig(text, "c");
+    return c.ok() ? std::string("(accepted)")
+                  : std::string(c.status().message());
+  };
+  EXPECT_EQ(error("architecture { blocks: 3 filters: 32 }\nseed: 5"),
+            "(accepted)");
+  EXPECT_TRUE(Contains(error("architecture { blockz: 3 }"), "blockz"));
+  EXPECT_TRUE(Contains(error("architecture {\n  blocks: \"many\"\n}"),
+                       "blocks: \"many\""));
+  EXPECT_TRUE(Contains(error("architecture { filters: 0 }"),
+                       "architecture.filters: must be in [1, 1024], got 0"));
+  EXPECT_TRUE(Contains(error("architecture { se_ratio: 100 filters: 64 }"),
+                       "architecture.se_ratio"));
+  EXPECT_TRUE(Contains(error("architecture { input_planes: 3 }"),
+                       "architecture.input_planes"));
+  EXPECT_TRUE(Contains(error("stack_layers: 0"), "stack_layers"));
+  EXPECT_TRUE(Contains(error("seed: -1"), "seed"));
+}
+
+// ---------------------------------------------------------------------------
+// The binary.
+
+struct RunResult {
+  int exit_code;
+  std::string out, err;
+};
+
+RunResult Volkhv(const std::string& args) {
+  const std::string out = TempPath("out.txt"), err = TempPath("err.txt");
+  const std::string command = std::string(VOLKHV_BINARY) + " " + args + " >" +
+                              out + " 2>" + err + " </dev/null";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+}
+
+TEST(NetCommandsTest, InitThenDescribe) {
+  ASSERT_TRUE(std::filesystem::exists(VOLKHV_BINARY))
+      << "build the volkhv target first";
+  const std::string config = TempPath("tiny.textproto");
+  WriteBytes(config,
+             "architecture { blocks: 2 filters: 16 se_ratio: 4 "
+             "value_head_filters: 4 value_hidden: 16 }\nseed: 3\n");
+  const std::string net = TempPath("tiny.net");
+  RunResult r = Volkhv("net init --game tavreli --config " + config +
+                       " --out " + net + " --seed 7");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "2 blocks x 16 filters"));
+  absl::StatusOr<NetworkWeights> w = ReadNetworkWeights(net);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->header.provenance().seed(), 7u);
+  EXPECT_EQ(w->header.provenance().generation(), 0);
+  EXPECT_EQ(w->architecture().policy_head_filters(), 16);
+  const absl::Status fits =
+      CheckNetworkFits(*w, "tavreli", *EncoderFor("tavreli"));
+  EXPECT_TRUE(fits.ok()) << fits;
+
+  r = Volkhv("net describe " + net);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* expected :
+       {"game:         tavreli", "2 blocks x 16 filters, SE ratio 4",
+        "parameters:", "FLOPs:", "generation 0", "seed 7",
+        "this build:   compatible", "input.conv.weight", "blocks.0.se.fc2",
+        "value.fc2.bias"}) {
+    EXPECT_TRUE(Contains(r.out, expected));
+  }
+  EXPECT_TRUE(
+      Contains(r.out, std::to_string(ParameterCount(w->architecture()))));
+
+  r = Volkhv("net init --game tavlei9 --config " + config + " --out " + net);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Volkhv("net describe " + net);
+  EXPECT_TRUE(Contains(r.out, "9x9"));
+  std::filesystem::remove(net);
+  std::filesystem::remove(config);
+}
+
+TEST(NetCommandsTest, ErrorsAreOneLine) {
+  ASSERT_TRUE(std::filesystem::exists(VOLKHV_BINARY));
+  const std::string garbage = TempPath("garbage.net");
+  WriteBytes(garbage, "this is not a network");
+  const std::string bad_config = TempPath("bad.textproto");
+  WriteBytes(bad_config, "architecture { filterz: 3 }\n");
+  struct Case {
+    std::string args;
+    int exit_code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"net describe " + garbage, 1, "not a network file"},
+      {"net describe " + TempPath("absent.net"), 1, "cannot open"},
+      {"net init --config " + bad_config + " --out " + TempPath("x.net"), 1,
+       "filterz"},
+      {"net init --game chess --config " + bad_config + " --out x", 2, "chess"},
+      {"net init --game tavreli", 2, "--config"},
+      {"net frobnicate", 2, "unknown subcommand"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = Volkhv(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1)
+        << c.args << ": " << r.err;
+    EXPECT_TRUE(Contains(r.err, c.message)) << c.args;
+  }
+  EXPECT_FALSE(std::filesystem::exists(TempPath("x.net")));
+  std::filesystem::remove(garbage);
+  std::filesystem::remove(bad_config);
+}
+
+}  // namespace
+}  // namespace volkhv::nn
