@@ -1,0 +1,142 @@
+// Game record files: round trip, damaged files skipped with a warning, and
+// atomic writes that leave no partial file when the writer is killed.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/games/games.h"
+#include "gtest/gtest.h"
+#include "selfplay/record_io.h"
+
+namespace volkhv::selfplay {
+namespace {
+
+std::string TempDir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/records_test_" +
+                          std::to_string(getpid()) + "_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// A legal game of `plies` plies of the first legal move each time.
+proto::GameRecord MakeRecord(const std::string& game_name, int plies) {
+  auto game = MakeGame(game_name);
+  std::unique_ptr<GameState> state = (*game)->NewInitialState();
+  proto::GameRecord record;
+  record.set_game(game_name);
+  record.set_start_position(state->PositionText());
+  MoveList moves;
+  for (int i = 0; i < plies && !state->Result().IsOver(); ++i) {
+    state->LegalMoves(&moves);
+    const Move m = moves[i % moves.size()];
+    proto::PlyRecord* ply = record.add_plies();
+    ply->set_move(PackMove(m));
+    ply->set_move_text(state->MoveText(m));
+    for (int j = 0; j < std::min(3, moves.size()); ++j) {
+      proto::MoveVisits* v = ply->add_visits();
+      v->set_move(PackMove(moves[j]));
+      v->set_visits(10 + j);
+    }
+    for (float x : {0.5f, 0.2f, 0.3f}) ply->add_root_wdl(x);
+    state->Play(m);
+  }
+  record.set_winner(proto::GameRecord::DRAW);
+  record.set_termination(proto::GameRecord::MAX_LENGTH);
+  return record;
+}
+
+TEST(RecordsTest, WriteReadRoundTripIsExact) {
+  const std::string dir = TempDir("roundtrip");
+  const std::vector<proto::GameRecord> games = {MakeRecord("tavreli", 30),
+                                                MakeRecord("tavlei9", 20)};
+  ASSERT_TRUE(WriteGameRecords(dir + "/a.vrec", games).ok());
+  auto read = ReadGameRecords(dir + "/a.vrec");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_EQ(read->size(), 2u);
+  for (size_t i = 0; i < games.size(); ++i) {
+    EXPECT_EQ((*read)[i].SerializeAsString(), games[i].SerializeAsString());
+    int plies = 0;
+    EXPECT_TRUE(ReplayRecord((*read)[i], [&](const GameState&, int ply) {
+                  plies = ply;
+                }).ok());
+    EXPECT_EQ(plies, games[i].plies_size());
+  }
+}
+
+TEST(RecordsTest, DamagedFilesAreSkippedWithAWarning) {
+  const std::string dir = TempDir("damaged");
+  ASSERT_TRUE(
+      WriteGameRecords(dir + "/1-good.vrec", {MakeRecord("tavreli", 12)}).ok());
+  ASSERT_TRUE(
+      WriteGameRecords(dir + "/2-cut.vrec", {MakeRecord("tavreli", 40)}).ok());
+  ASSERT_TRUE(
+      WriteGameRecords(dir + "/3-flip.vrec", {MakeRecord("tavlei9", 40)}).ok());
+  std::filesystem::resize_file(dir + "/2-cut.vrec",
+                               std::filesystem::file_size(dir + "/2-cut.vrec") / 2);
+  {
+    std::fstream f(dir + "/3-flip.vrec",
+                   std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(20);
+    f.put('\x5a');
+  }
+  std::ofstream(dir + "/4-garbage.vrec") << "not a record file at all";
+  std::ofstream(dir + "/notes.txt") << "ignored: not a record file name";
+  std::vector<std::string> warnings;
+  auto read = ReadRecordDirectory(
+      dir, [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->files_read, 1);
+  EXPECT_EQ(read->files_skipped, 3);
+  EXPECT_EQ(read->games.size(), 1u);
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_NE(warnings[0].find("2-cut.vrec"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("checksum"), std::string::npos) << warnings[1];
+  EXPECT_FALSE(ReadRecordDirectory(dir + "/missing", [](auto&) {}).ok());
+}
+
+TEST(RecordsTest, IllegalPlyIsReportedOnReplay) {
+  proto::GameRecord record = MakeRecord("tavreli", 4);
+  record.mutable_plies(2)->set_move(PackMove(MakeMove(0, 63, 1)));
+  const absl::Status s = ReplayRecord(record, [](const GameState&, int) {});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(std::string(s.message()).find("ply 3"), std::string::npos);
+}
+
+// A child writes a large record file over and over; it is killed at random
+// moments. The file is then always absent or complete.
+TEST(RecordsTest, KilledWriterLeavesNoPartialFile) {
+  const std::string dir = TempDir("killed");
+  std::vector<proto::GameRecord> games;
+  for (int i = 0; i < 200; ++i) games.push_back(MakeRecord("tavreli", 60));
+  const std::string path = dir + "/games.vrec";
+  for (int round = 0; round < 6; ++round) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      for (;;) {
+        if (!WriteGameRecords(path, games).ok()) _exit(3);
+      }
+    }
+    usleep(20000 + 37000 * round);
+    kill(child, SIGKILL);
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    if (std::filesystem::exists(path)) {
+      auto read = ReadGameRecords(path);
+      ASSERT_TRUE(read.ok()) << read.status().message();
+      EXPECT_EQ(read->size(), games.size());
+    }
+    // Temporary files may remain; they never carry the record extension.
+    auto files = ListRecordFiles(dir);
+    ASSERT_TRUE(files.ok());
+    EXPECT_LE(files->size(), 1u);
+  }
+}
+
+}  // namespace
+}  // namespace volkhv::selfplay
