@@ -27,27 +27,6 @@ std::vector<OptionSpec> WithCommon(std::vector<OptionSpec> specs,
   return all;
 }
 
-// Parses args; on --help or a usage error prints and sets *exit_code.
-std::optional<CommandLine> ParseOrExit(const std::string& command,
-                                       const std::string& synopsis,
-                                       const std::vector<std::string>& args,
-                                       const std::vector<OptionSpec>& specs,
-                                       int max_positional, int* exit_code) {
-  absl::StatusOr<CommandLine> cl =
-      CommandLine::Parse(args, specs, max_positional);
-  if (!cl.ok()) {
-    *exit_code = Fail(command, cl.status(), kExitUsage);
-    std::cerr << "usage: " << synopsis << "\n";
-    return std::nullopt;
-  }
-  if (cl->Flag("help")) {
-    std::cout << "usage: " << synopsis << "\n" << OptionsHelp(specs);
-    *exit_code = kExitOk;
-    return std::nullopt;
-  }
-  return *std::move(cl);
-}
-
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
       .count();

@@ -65,4 +65,24 @@ int Fail(const std::string& command, const absl::Status& status, int code) {
   return code;
 }
 
+std::optional<CommandLine> ParseOrExit(const std::string& command,
+                                       const std::string& synopsis,
+                                       const std::vector<std::string>& args,
+                                       const std::vector<OptionSpec>& specs,
+                                       int max_positional, int* exit_code) {
+  absl::StatusOr<CommandLine> cl =
+      CommandLine::Parse(args, specs, max_positional);
+  if (!cl.ok()) {
+    *exit_code = Fail(command, cl.status(), kExitUsage);
+    std::cerr << "usage: " << synopsis << "\n";
+    return std::nullopt;
+  }
+  if (cl->Flag("help")) {
+    std::cout << "usage: " << synopsis << "\n" << OptionsHelp(specs);
+    *exit_code = kExitOk;
+    return std::nullopt;
+  }
+  return *std::move(cl);
+}
+
 }  // namespace volkhv::cli

@@ -4,6 +4,7 @@
 #define VOLKHV_CLI_GAME_SETUP_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,15 @@ absl::StatusOr<std::unique_ptr<GameState>> StateFromCommandLine(
 
 // Prints "volkhv <command>: <message>" to stderr and returns `code`.
 int Fail(const std::string& command, const absl::Status& status, int code);
+
+// Parses a subcommand's arguments. On a usage error prints it with the
+// synopsis; on --help (when `specs` has it) prints the help; in both cases
+// sets *exit_code and returns nothing.
+std::optional<CommandLine> ParseOrExit(const std::string& command,
+                                       const std::string& synopsis,
+                                       const std::vector<std::string>& args,
+                                       const std::vector<OptionSpec>& specs,
+                                       int max_positional, int* exit_code);
 
 }  // namespace volkhv::cli
 
