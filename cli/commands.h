@@ -19,6 +19,11 @@ int BenchSearch(const std::vector<std::string>& args);
 int RunNet(const std::vector<std::string>& args);
 // `volkhv bench nn ...` (cli/bench_nn.cc).
 int BenchNn(const std::vector<std::string>& args);
+// `volkhv engine|analysis|play|analyze` (cli/engine_commands.cc).
+int RunEngine(const std::vector<std::string>& args);
+int RunAnalysis(const std::vector<std::string>& args);
+int RunPlay(const std::vector<std::string>& args);
+int RunAnalyze(const std::vector<std::string>& args);
 // `volkhv records show|stats ...` (cli/records_commands.cc).
 int RunRecords(const std::vector<std::string>& args);
 

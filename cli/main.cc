@@ -14,7 +14,11 @@ constexpr char kUsage[] =
     "  perft      count the legal-move tree of a position\n"
     "  show       draw a position, its legal-move count and status\n"
     "  validate   replay every game of a record file through the rules\n"
-    "  demo       perft and a random game (the main job until self-play)\n"
+    "  demo       perft and a random game\n"
+    "  engine     UCI-style engine protocol on stdin/stdout\n"
+    "  analysis   JSON analysis engine: one query per line on stdin\n"
+    "  play       play a game against the engine in the terminal\n"
+    "  analyze    top candidates for a position or every position of a game\n"
     "  net        network files: init, describe\n"
     "  records    game record files: show, stats\n"
     "  bench      benchmarks: movegen, search, nn\n";
@@ -35,6 +39,10 @@ int main(int argc, char** argv) {
   if (command == "demo") return RunDemo(args);
   if (command == "bench") return RunBench(args);
   if (command == "net") return RunNet(args);
+  if (command == "engine") return RunEngine(args);
+  if (command == "analysis") return RunAnalysis(args);
+  if (command == "play") return RunPlay(args);
+  if (command == "analyze") return RunAnalyze(args);
   if (command == "records") return RunRecords(args);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;

@@ -1,0 +1,554 @@
+#include "engine/protocol/uci_engine.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <climits>
+#include <cmath>
+#include <optional>
+#include <utility>
+
+#include "engine/game/strings.h"
+#include "engine/games/games.h"
+#include "engine/protocol/score.h"
+
+namespace volkhv::protocol {
+namespace {
+
+constexpr int kMaxPrinceSteps = 100;
+constexpr int kMaxMultiPv = 500;
+constexpr int64_t kMaxSeed = 2147483647;
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string Join(const std::vector<std::string_view>& tokens, size_t begin,
+                 size_t end) {
+  std::string out;
+  for (size_t i = begin; i < end && i < tokens.size(); ++i) {
+    if (!out.empty()) out += ' ';
+    out += tokens[i];
+  }
+  return out;
+}
+
+std::optional<int64_t> ParseInt(std::string_view text) {
+  int64_t value = 0;
+  const auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return value;
+}
+
+bool IsTavlei(std::string_view game) { return game.starts_with("tavlei"); }
+
+}  // namespace
+
+std::string EvaluatorError(const std::string& net, const absl::Status& status) {
+  const std::string message = Cat(status.message());
+  if (message.find(net) != std::string::npos) return message;
+  return Cat("net '", net, "': ", message);
+}
+
+UciEngine::UciEngine(UciEngineOptions options, EvaluatorFactory factory,
+                     std::ostream* out)
+    : factory_(std::move(factory)), out_(out), options_(std::move(options)) {
+  options_.multipv = std::clamp(options_.multipv, 1, kMaxMultiPv);
+}
+
+UciEngine::~UciEngine() { StopSearch(); }
+
+void UciEngine::Send(const std::string& line) {
+  std::lock_guard<std::mutex> lock(out_mu_);
+  *out_ << line << '\n' << std::flush;
+}
+
+void UciEngine::Error(std::string_view what) {
+  Send(Cat("info string error ", what));
+}
+
+void UciEngine::StopSearch() {
+  if (!thread_.joinable()) return;
+  stop_ = true;
+  thread_.join();
+}
+
+void UciEngine::FinishSearch() {
+  if (!thread_.joinable()) return;
+  if (infinite_) stop_ = true;
+  thread_.join();
+}
+
+void UciEngine::WaitForSearch() {
+  if (thread_.joinable()) thread_.join();
+}
+
+int UciEngine::Run(std::istream& in) {
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!Handle(line)) return 0;
+  }
+  FinishSearch();
+  return 0;
+}
+
+bool UciEngine::Handle(std::string_view line) {
+  const std::vector<std::string_view> tokens = Split(line, " \t\r\n", true);
+  if (tokens.empty()) return true;
+  const std::string_view command = tokens[0];
+  if (command == "quit") {
+    StopSearch();
+    return false;
+  }
+  if (command == "stop") {
+    StopSearch();
+    return true;
+  }
+  if (command == "isready") {
+    CommandIsReady();
+    return true;
+  }
+  if (command == "uci") {
+    CommandUci();
+    return true;
+  }
+  if (command == "debug" || command == "register") return true;
+  // Everything else changes or reads the search's state: a limited search
+  // is finished first, an infinite one stopped.
+  if (command == "ucinewgame") {
+    FinishSearch();
+    CommandNewGame();
+  } else if (command == "setoption") {
+    FinishSearch();
+    CommandSetOption(tokens);
+  } else if (command == "position") {
+    FinishSearch();
+    CommandPosition(tokens);
+  } else if (command == "go") {
+    FinishSearch();
+    CommandGo(tokens);
+  } else if (command == "d") {
+    FinishSearch();
+    CommandShow();
+  } else {
+    Error(Cat("unknown command '", command, "'"));
+  }
+  return true;
+}
+
+std::vector<std::string> UciEngine::OptionLines() const {
+  std::vector<std::string> lines;
+  std::string games;
+  for (std::string_view name : GameNames()) Append(&games, " var ", name);
+  lines.push_back(
+      Cat("option name Game type combo default ", options_.game, games));
+  lines.push_back(Cat("option name PrinceMaxSteps type spin default ",
+                      options_.prince_max_steps, " min 0 max ",
+                      kMaxPrinceSteps));
+  lines.push_back(Cat("option name Net type string default ", options_.net));
+  lines.push_back(Cat("option name MultiPV type spin default ",
+                      options_.multipv, " min 1 max ", kMaxMultiPv));
+  lines.push_back(Cat("option name Seed type spin default ", options_.seed,
+                      " min 0 max ", kMaxSeed));
+  for (const search::SearchParamInfo& info : search::SearchParamTable()) {
+    const absl::StatusOr<std::string> value =
+        search::GetSearchParam(options_.params, info.name);
+    const std::string current = value.ok() ? *value : info.default_value;
+    if (info.type == "int") {
+      lines.push_back(Cat("option name ", info.name, " type spin default ",
+                          current, " min ", static_cast<int64_t>(info.min),
+                          " max ", static_cast<int64_t>(info.max)));
+    } else if (info.type == "bool") {
+      lines.push_back(
+          Cat("option name ", info.name, " type check default ", current));
+    } else {
+      lines.push_back(
+          Cat("option name ", info.name, " type string default ", current));
+    }
+  }
+  return lines;
+}
+
+void UciEngine::CommandUci() {
+  Send("id name Volkhv");
+  Send("id author the Volkhv authors");
+  for (const std::string& line : OptionLines()) Send(line);
+  Send("uciok");
+}
+
+void UciEngine::CommandIsReady() {
+  // While a search runs everything is loaded already.
+  if (!thread_.joinable()) EnsureSearch();
+  Send("readyok");
+}
+
+void UciEngine::CommandNewGame() {
+  if (search_ != nullptr) search_->ClearTree();
+  if (game_ != nullptr) {
+    start_ = game_->NewInitialState();
+    moves_.clear();
+  }
+}
+
+bool UciEngine::MakeCurrentGame() {
+  GameOptions game_options;
+  if (IsTavlei(options_.game) && options_.prince_max_steps != 0) {
+    game_options["prince_max_steps"] = options_.prince_max_steps;
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGame(options_.game, game_options);
+  if (!game.ok()) {
+    Error(Cat(game.status().message()));
+    return false;
+  }
+  search_.reset();
+  evaluator_.reset();
+  game_ = *std::move(game);
+  start_ = game_->NewInitialState();
+  moves_.clear();
+  return true;
+}
+
+bool UciEngine::EnsureSearch() {
+  if (game_ == nullptr && !MakeCurrentGame()) return false;
+  if (evaluator_ == nullptr) {
+    search_.reset();
+    absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
+        factory_ ? factory_(options_.net, *game_)
+                 : absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
+                       absl::FailedPreconditionError("no evaluator factory"));
+    if (!evaluator.ok()) {
+      Error(EvaluatorError(options_.net, evaluator.status()));
+      return false;
+    }
+    evaluator_ = *std::move(evaluator);
+  }
+  if (search_ == nullptr) {
+    search_ = std::make_unique<search::Search>(options_.params,
+                                               evaluator_.get(), options_.seed);
+  }
+  return true;
+}
+
+void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
+  if (tokens.size() < 3 || tokens[1] != "name") {
+    Error("setoption: expected 'setoption name X [value Y]'");
+    return;
+  }
+  size_t value_at = tokens.size();
+  for (size_t i = 2; i < tokens.size(); ++i) {
+    if (tokens[i] == "value") {
+      value_at = i;
+      break;
+    }
+  }
+  const std::string name = Join(tokens, 2, value_at);
+  const std::string value = Join(tokens, value_at + 1, tokens.size());
+  if (name.empty()) {
+    Error("setoption: the option name is missing");
+    return;
+  }
+  const std::string key = Lower(name);
+  auto bad_value = [&](std::string_view why) {
+    Error(
+        Cat("setoption: bad value '", value, "' for option ", name, ": ", why));
+  };
+
+  if (key == "game") {
+    const std::vector<std::string_view> names = GameNames();
+    if (std::find(names.begin(), names.end(), value) == names.end()) {
+      bad_value("known games: tavreli, tavlei9, tavlei11");
+      return;
+    }
+    if (value == options_.game && game_ != nullptr) return;
+    const std::string old = options_.game;
+    options_.game = value;
+    if (!MakeCurrentGame()) options_.game = old;
+    return;
+  }
+  if (key == "princemaxsteps") {
+    const std::optional<int64_t> steps = ParseInt(value);
+    if (!steps || *steps < 0 || *steps > kMaxPrinceSteps) {
+      bad_value(Cat("expected an integer from 0 to ", kMaxPrinceSteps));
+      return;
+    }
+    if (*steps == options_.prince_max_steps) return;
+    const int old = options_.prince_max_steps;
+    options_.prince_max_steps = static_cast<int>(*steps);
+    if (IsTavlei(options_.game) && !MakeCurrentGame()) {
+      options_.prince_max_steps = old;
+    }
+    return;
+  }
+  if (key == "net") {
+    if (value.empty()) {
+      bad_value("expected 'random' or a weights file");
+      return;
+    }
+    if (value == options_.net) return;
+    options_.net = value;
+    search_.reset();
+    evaluator_.reset();
+    return;
+  }
+  if (key == "multipv") {
+    const std::optional<int64_t> k = ParseInt(value);
+    if (!k || *k < 1 || *k > kMaxMultiPv) {
+      bad_value(Cat("expected an integer from 1 to ", kMaxMultiPv));
+      return;
+    }
+    options_.multipv = static_cast<int>(*k);
+    return;
+  }
+  if (key == "seed") {
+    const std::optional<int64_t> seed = ParseInt(value);
+    if (!seed || *seed < 0 || *seed > kMaxSeed) {
+      bad_value(Cat("expected an integer from 0 to ", kMaxSeed));
+      return;
+    }
+    options_.seed = static_cast<uint64_t>(*seed);
+    search_.reset();
+    return;
+  }
+  for (const search::SearchParamInfo& info : search::SearchParamTable()) {
+    if (Lower(info.name) != key) continue;
+    search::SearchParams params = options_.params;
+    const absl::Status status =
+        search::SetSearchParam(&params, info.name, value);
+    if (!status.ok()) {
+      Error(Cat("setoption: ", status.message()));
+      return;
+    }
+    options_.params = params;
+    if (search_ != nullptr) search_->SetParams(params);
+    return;
+  }
+  Error(Cat("unknown option '", name, "'"));
+}
+
+void UciEngine::CommandPosition(const std::vector<std::string_view>& tokens) {
+  if (game_ == nullptr && !MakeCurrentGame()) return;
+  if (tokens.size() < 2) {
+    Error("position: expected 'startpos' or 'tfen TEXT'");
+    return;
+  }
+  std::unique_ptr<GameState> start;
+  size_t next = 0;
+  if (tokens[1] == "startpos") {
+    start = game_->NewInitialState();
+    next = 2;
+  } else if (tokens[1] == "tfen" || tokens[1] == "fen") {
+    next = 2;
+    while (next < tokens.size() && tokens[next] != "moves") ++next;
+    const std::string text = Join(tokens, 2, next);
+    if (text.empty()) {
+      Error(Cat("position: the ", tokens[1], " text is missing"));
+      return;
+    }
+    absl::StatusOr<std::unique_ptr<GameState>> parsed =
+        game_->NewStateFromText(text);
+    if (!parsed.ok()) {
+      Error(Cat("position: ", parsed.status().message()));
+      return;
+    }
+    start = *std::move(parsed);
+  } else {
+    Error(Cat("position: expected 'startpos' or 'tfen TEXT', got '", tokens[1],
+              "'"));
+    return;
+  }
+  std::vector<Move> moves;
+  if (next < tokens.size()) {
+    if (tokens[next] != "moves") {
+      Error(
+          Cat("position: unexpected '", tokens[next], "' (expected 'moves')"));
+      return;
+    }
+    std::unique_ptr<GameState> state = start->Clone();
+    for (size_t i = next + 1; i < tokens.size(); ++i) {
+      const size_t ply = i - next;
+      if (state->Result().IsOver()) {
+        Error(Cat("position: move ", ply, " '", tokens[i],
+                  "': the game is already over"));
+        return;
+      }
+      absl::StatusOr<Move> move = state->ParseMove(tokens[i]);
+      if (!move.ok()) {
+        Error(Cat("position: move ", ply, " '", tokens[i],
+                  "': ", move.status().message()));
+        return;
+      }
+      state->Play(*move);
+      moves.push_back(*move);
+    }
+  }
+  start_ = std::move(start);
+  moves_ = std::move(moves);
+}
+
+void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
+  search::SearchLimits limits;
+  limits.progress_interval_ms = options_.progress_interval_ms;
+  bool infinite = false;
+  std::optional<int64_t> time_left[2], increment[2], moves_to_go;
+  for (size_t i = 1; i < tokens.size(); ++i) {
+    const std::string_view word = tokens[i];
+    if (word == "infinite") {
+      infinite = true;
+      continue;
+    }
+    int64_t* target = nullptr;
+    std::optional<int64_t>* optional_target = nullptr;
+    if (word == "nodes" || word == "visits" || word == "movetime" ||
+        word == "wtime" || word == "btime" || word == "winc" ||
+        word == "binc" || word == "movestogo") {
+      if (i + 1 >= tokens.size()) {
+        Error(Cat("go: '", word, "' needs a number"));
+        return;
+      }
+      const std::optional<int64_t> value = ParseInt(tokens[i + 1]);
+      // Clock times may go negative in some GUIs; increments may be 0; a
+      // zero limit would mean none, so limits must be positive.
+      const bool clock = word == "wtime" || word == "btime";
+      const bool increment_word = word == "winc" || word == "binc";
+      const int64_t min = clock ? INT64_MIN : increment_word ? 0 : 1;
+      if (!value || *value < min) {
+        Error(Cat("go: '", word, "' needs ",
+                  min == 0 ? "a non-negative" : "a positive", " integer, got '",
+                  tokens[i + 1], "'"));
+        return;
+      }
+      ++i;
+      if (word == "nodes") {
+        limits.nodes = static_cast<uint64_t>(*value);
+      } else if (word == "visits") {
+        limits.visits = static_cast<uint64_t>(*value);
+      } else if (word == "movetime") {
+        target = &limits.time_ms;
+      } else if (word == "wtime") {
+        optional_target = &time_left[0];
+      } else if (word == "btime") {
+        optional_target = &time_left[1];
+      } else if (word == "winc") {
+        optional_target = &increment[0];
+      } else if (word == "binc") {
+        optional_target = &increment[1];
+      } else {
+        optional_target = &moves_to_go;
+      }
+      if (target != nullptr) *target = *value;
+      if (optional_target != nullptr) *optional_target = *value;
+      continue;
+    }
+    Error(Cat("go: unknown parameter '", word, "'"));
+    return;
+  }
+  if (!EnsureSearch()) {
+    Send("bestmove (none)");
+    return;
+  }
+  if (const absl::Status status = search_->SetPosition(*start_, moves_);
+      !status.ok()) {
+    Error(Cat("go: ", status.message()));
+    Send("bestmove (none)");
+    return;
+  }
+  const int side = search_->root_state().SideToMove() & 1;
+  if (limits.time_ms == 0 && time_left[side].has_value()) {
+    // Clock play: an even share of the time left plus most of the
+    // increment, never more than the clock minus a safety margin.
+    const int64_t left = *time_left[side];
+    const int64_t inc = increment[side].value_or(0);
+    const int64_t divisor =
+        moves_to_go.has_value() && *moves_to_go > 0 ? *moves_to_go + 1 : 30;
+    int64_t budget = left / divisor + inc * 3 / 4;
+    budget = std::min(budget, left - std::min<int64_t>(left / 10, 100));
+    limits.time_ms = std::max<int64_t>(budget, 1);
+  }
+  limits.infinite = infinite || (limits.nodes == 0 && limits.visits == 0 &&
+                                 limits.time_ms == 0);
+  infinite_ = limits.infinite;
+  stop_ = false;
+  thread_ = std::thread(&UciEngine::SearchThread, this, limits);
+}
+
+void UciEngine::SearchThread(search::SearchLimits limits) {
+  search::SearchResult result = search_->Run(
+      limits, [this](const search::SearchResult& r) { SendReport(r); }, &stop_);
+  if (result.stop_reason == search::StopReason::kGameOver) {
+    Send(Cat("info string game over: ", OutcomeName(result.game_result.outcome),
+             " for the side to move (",
+             TerminationName(result.game_result.termination), ")"));
+    Send("bestmove (none)");
+    return;
+  }
+  if (result.best_move.IsNull()) {
+    // Stopped before the root was expanded: one playout expands it, so
+    // that a legal move is always answered.
+    search::SearchLimits one;
+    one.nodes = 1;
+    result = search_->Run(one);
+  }
+  SendReport(result);
+  Send(
+      result.best_move.IsNull()
+          ? std::string("bestmove (none)")
+          : Cat("bestmove ", search_->root_state().MoveText(result.best_move)));
+}
+
+void UciEngine::SendReport(const search::SearchResult& r) {
+  if (r.moves.empty()) return;
+  const GameState& root = search_->root_state();
+  const int depth = std::max(1, static_cast<int>(std::lround(r.average_depth)));
+  const int seldepth = std::max(depth, r.max_depth);
+  int lines = 0;
+  for (size_t k = 0; k < r.moves.size() && lines < options_.multipv; ++k) {
+    const search::MoveInfo& m = r.moves[k];
+    const bool known = m.visits > 0 || m.proven != search::Proven::kNone;
+    if (k > 0 && !known) break;
+    std::string line = Cat("info depth ", depth, " seldepth ", seldepth);
+    if (options_.multipv > 1) Append(&line, " multipv ", lines + 1);
+    Append(&line, " nodes ", r.playouts, " nps ",
+           static_cast<int64_t>(std::llround(r.playouts_per_second)), " time ",
+           static_cast<int64_t>(std::llround(r.elapsed_seconds * 1000)));
+    if (options_.params.ram_limit_mb > 0) {
+      // How full the tree's memory cap is, in per mille (UCI's hashfull).
+      const double cap = options_.params.ram_limit_mb * 1024 * 1024;
+      Append(&line, " hashfull ",
+             static_cast<int>(std::min(1000.0, 1000 * r.tree_bytes / cap)));
+    }
+    const std::optional<int> mate = MateInMoves(m.proven, m.proven_plies);
+    if (mate.has_value()) {
+      Append(&line, " score mate ", *mate);
+    } else {
+      Append(&line, " score cp ", CentipawnsFromQ(known ? m.q : r.root_q));
+    }
+    const std::array<int, 3> wdl = WdlPerMille(known ? m.wdl : r.root_wdl);
+    Append(&line, " wdl ", wdl[0], " ", wdl[1], " ", wdl[2], " pv");
+    for (const std::string& text : MoveTexts(root, m.pv)) {
+      Append(&line, " ", text);
+    }
+    Send(line);
+    ++lines;
+  }
+}
+
+void UciEngine::CommandShow() {
+  if (game_ == nullptr && !MakeCurrentGame()) return;
+  std::unique_ptr<GameState> state = start_->Clone();
+  for (Move move : moves_) state->Play(move);
+  const std::string diagram = state->BoardDiagram();
+  for (std::string_view row : Split(diagram, "\n", true)) {
+    Send(Cat("info string ", row));
+  }
+  Send(Cat("info string position ", state->PositionText()));
+}
+
+}  // namespace volkhv::protocol

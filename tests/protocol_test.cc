@@ -1,0 +1,991 @@
+// The search's front ends with the uniform evaluator: the UCI-style engine
+// and the JSON analysis engine driven in-process through string streams and
+// as the real binary through pipes; `volkhv play` and `volkhv analyze`
+// through stdin. Replies are checked for content (legal moves, mates found,
+// errors for bad input, the engine alive afterwards), never for timing.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/game/strings.h"
+#include "engine/games/games.h"
+#include "engine/protocol/analysis_engine.h"
+#include "engine/protocol/score.h"
+#include "engine/protocol/uci_engine.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "nn/evaluator.h"
+
+namespace volkhv::protocol {
+namespace {
+
+using Json = nlohmann::json;
+
+// White: Kb6, Rh1; Black: Ka8. Only h1-h8 mates.
+constexpr char kRookMateInOne[] = "k7/8/1K6/8/8/8/8/7R w - - 0 1";
+// Tavlei 9x9, defenders to move: the prince on a5 reaches the exit a1.
+constexpr char kPrinceEscapesInOne[] = "9/t8/9/9/K7t/9/9/9/4t4 d 0";
+
+absl::StatusOr<std::unique_ptr<nn::Evaluator>> UniformFactory(
+    const std::string& net, const Game& game) {
+  if (net != "random") {
+    return absl::NotFoundError(Cat(net, ": no such net in this test"));
+  }
+  return std::unique_ptr<nn::Evaluator>(
+      std::make_unique<nn::UniformEvaluator>());
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
+bool StartsWith(const std::string& s, std::string_view prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+std::vector<std::string> Words(const std::string& line) {
+  std::vector<std::string> words;
+  for (std::string_view w : Split(line, " ", true)) words.emplace_back(w);
+  return words;
+}
+
+int CountPrefix(const std::vector<std::string>& lines,
+                std::string_view prefix) {
+  return static_cast<int>(std::count_if(
+      lines.begin(), lines.end(),
+      [&](const std::string& l) { return StartsWith(l, prefix); }));
+}
+
+std::unique_ptr<GameState> Position(std::string_view game,
+                                    std::string_view text,
+                                    const std::vector<std::string>& moves) {
+  auto g = MakeGame(game);
+  EXPECT_TRUE(g.ok());
+  std::unique_ptr<GameState> state;
+  if (text.empty()) {
+    state = (*g)->NewInitialState();
+  } else {
+    auto parsed = (*g)->NewStateFromText(text);
+    EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+    state = *std::move(parsed);
+  }
+  for (const std::string& m : moves) {
+    auto move = state->ParseMove(m);
+    EXPECT_TRUE(move.ok()) << m;
+    if (move.ok()) state->Play(*move);
+  }
+  return state;
+}
+
+// The value after `key` in an info line ("" if absent).
+std::string Field(const std::string& line, const std::string& key) {
+  const std::vector<std::string> words = Words(line);
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == key) return words[i + 1];
+  }
+  return "";
+}
+
+// Checks an `info ... pv M1 M2 ...` line: well-formed, WDL summing to 1000,
+// and a pv legal from `root`.
+void ExpectGoodInfo(const std::string& line, const GameState& root) {
+  SCOPED_TRACE(line);
+  const std::vector<std::string> words = Words(line);
+  for (const char* key : {"depth", "seldepth", "nodes", "nps", "time"}) {
+    EXPECT_FALSE(Field(line, key).empty()) << key;
+  }
+  auto wdl = std::find(words.begin(), words.end(), "wdl");
+  ASSERT_LE(wdl + 4, words.end());
+  EXPECT_EQ(
+      std::stoi(*(wdl + 1)) + std::stoi(*(wdl + 2)) + std::stoi(*(wdl + 3)),
+      1000);
+  EXPECT_TRUE(line.find(" score cp ") != std::string::npos ||
+              line.find(" score mate ") != std::string::npos);
+  auto pv = std::find(words.begin(), words.end(), "pv");
+  ASSERT_NE(pv, words.end());
+  ASSERT_NE(pv + 1, words.end()) << "empty pv";
+  std::unique_ptr<GameState> state = root.Clone();
+  for (auto it = pv + 1; it != words.end(); ++it) {
+    auto move = state->ParseMove(*it);
+    ASSERT_TRUE(move.ok()) << *it << ": " << move.status().message();
+    EXPECT_EQ(state->MoveText(*move), *it) << "not canonical";
+    state->Play(*move);
+  }
+}
+
+// Checks every info line with a pv and the one bestmove line of a search
+// of `root`; returns the best move's text.
+std::string ExpectGoodSearchOutput(const std::vector<std::string>& lines,
+                                   const GameState& root) {
+  int infos = 0;
+  std::string best;
+  for (const std::string& line : lines) {
+    if (StartsWith(line, "info depth")) {
+      ++infos;
+      ExpectGoodInfo(line, root);
+    }
+    if (StartsWith(line, "bestmove ")) {
+      EXPECT_TRUE(best.empty()) << "two bestmove lines";
+      best = line.substr(9);
+    }
+  }
+  EXPECT_GE(infos, 1);
+  auto move = root.ParseMove(best);
+  EXPECT_TRUE(move.ok()) << "bestmove '" << best << "'";
+  if (move.ok()) {
+    EXPECT_EQ(root.MoveText(*move), best);
+  }
+  return best;
+}
+
+// An in-process engine fed one command at a time.
+class InProcessEngine {
+ public:
+  explicit InProcessEngine(UciEngineOptions options = {})
+      : engine_(std::move(options), UniformFactory, &out_) {}
+  // Handles the commands, waits for a search they started, returns the
+  // output lines since the last call.
+  std::vector<std::string> Do(const std::vector<std::string>& commands) {
+    for (const std::string& c : commands) EXPECT_TRUE(engine_.Handle(c));
+    engine_.WaitForSearch();
+    return Take();
+  }
+  std::vector<std::string> Take() {
+    const std::string all = out_.str();
+    std::vector<std::string> lines = Lines(all.substr(consumed_));
+    consumed_ = all.size();
+    return lines;
+  }
+  UciEngine& engine() { return engine_; }
+
+ private:
+  std::ostringstream out_;
+  size_t consumed_ = 0;
+  UciEngine engine_;
+};
+
+TEST(ScoreTest, CentipawnsWdlAndMates) {
+  EXPECT_EQ(CentipawnsFromQ(0), 0);
+  EXPECT_GT(CentipawnsFromQ(0.1), 0);
+  EXPECT_EQ(CentipawnsFromQ(-0.3), -CentipawnsFromQ(0.3));
+  EXPECT_LT(CentipawnsFromQ(0.3), CentipawnsFromQ(0.5));
+  EXPECT_LE(CentipawnsFromQ(1), 12800);
+  EXPECT_GT(CentipawnsFromQ(1), 10000);
+  const float third[3] = {1.0f / 3, 1.0f / 3, 1.0f / 3};
+  const std::array<int, 3> w = WdlPerMille(third);
+  EXPECT_EQ(w[0] + w[1] + w[2], 1000);
+  EXPECT_GE(std::min({w[0], w[1], w[2]}), 333);
+  const float zero[3] = {0, 0, 0};
+  EXPECT_EQ(WdlPerMille(zero), (std::array<int, 3>{0, 1000, 0}));
+  EXPECT_EQ(MateInMoves(search::Proven::kWin, 1), 1);
+  EXPECT_EQ(MateInMoves(search::Proven::kWin, 3), 2);
+  EXPECT_EQ(MateInMoves(search::Proven::kLoss, 2), -1);
+  EXPECT_FALSE(MateInMoves(search::Proven::kDraw, 4).has_value());
+  EXPECT_FALSE(MateInMoves(search::Proven::kNone, 0).has_value());
+}
+
+TEST(UciEngineTest, AnswersUciIsReadyAndNewGame) {
+  InProcessEngine e;
+  const std::vector<std::string> lines = e.Do({"uci"});
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(), "id name Volkhv");
+  EXPECT_EQ(lines.back(), "uciok");
+  const std::set<std::string> set(lines.begin(), lines.end());
+  EXPECT_TRUE(
+      set.count("option name Game type combo default tavreli var "
+                "tavreli var tavlei9 var tavlei11"));
+  EXPECT_TRUE(
+      set.count("option name PrinceMaxSteps type spin default 0 min "
+                "0 max 100"));
+  EXPECT_TRUE(set.count("option name Net type string default random"));
+  EXPECT_TRUE(set.count("option name cpuct_init type string default 1.745"));
+  EXPECT_TRUE(set.count(
+      "option name minibatch_size type spin default 32 min 1 max 4096"));
+  EXPECT_TRUE(set.count("option name root_noise type check default false"));
+  // One option line per search parameter, besides the engine's own.
+  EXPECT_EQ(CountPrefix(lines, "option name "),
+            5 + static_cast<int>(search::SearchParamTable().size()));
+  EXPECT_EQ(e.Do({"isready"}), std::vector<std::string>{"readyok"});
+  EXPECT_EQ(e.Do({"ucinewgame", "isready"}),
+            std::vector<std::string>{"readyok"});
+}
+
+TEST(UciEngineTest, SetOptionAcceptsGoodValuesAndNamesBadOnes) {
+  InProcessEngine e;
+  EXPECT_TRUE(e.Do({"setoption name cpuct_init value 2.5",
+                    "setoption name MINIBATCH_SIZE value 8",
+                    "setoption name root_noise value true",
+                    "setoption name MultiPV value 3",
+                    "setoption name PrinceMaxSteps value 2"})
+                  .empty());
+  const std::vector<std::string> uci = e.Do({"uci"});
+  const std::set<std::string> set(uci.begin(), uci.end());
+  EXPECT_TRUE(set.count("option name cpuct_init type string default 2.5"));
+  EXPECT_TRUE(set.count(
+      "option name minibatch_size type spin default 8 min 1 max 4096"));
+  EXPECT_TRUE(set.count("option name root_noise type check default true"));
+
+  struct Case {
+    const char* command;
+    const char* expected;  // a piece of the one error line
+  };
+  for (const Case& c : std::vector<Case>{
+           {"setoption name Foo value 1", "unknown option 'Foo'"},
+           {"setoption name minibatch_size value 0", "minibatch_size"},
+           {"setoption name cpuct_init value abc", "cpuct_init"},
+           {"setoption name Game value chess", "'chess' for option Game"},
+           {"setoption name MultiPV value 0", "option MultiPV"},
+           {"setoption name PrinceMaxSteps value -1", "PrinceMaxSteps"},
+           {"setoption value 3", "setoption"},
+           {"setoption name", "setoption"},
+       }) {
+    SCOPED_TRACE(c.command);
+    const std::vector<std::string> lines = e.Do({c.command});
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_TRUE(StartsWith(lines[0], "info string error ")) << lines[0];
+    EXPECT_NE(lines[0].find(c.expected), std::string::npos) << lines[0];
+  }
+  // Rejected values left the accepted ones alone.
+  const std::vector<std::string> again = e.Do({"uci"});
+  EXPECT_TRUE(std::count(again.begin(), again.end(),
+                         "option name minibatch_size type spin default 8 "
+                         "min 1 max 4096"));
+}
+
+TEST(UciEngineTest, GoNodesReportsLegalPvAndBestMove) {
+  InProcessEngine e;
+  const std::vector<std::string> lines =
+      e.Do({"position startpos moves e2-e4 e7-e5", "go nodes 300"});
+  const auto root = Position("tavreli", "", {"e2-e4", "e7-e5"});
+  ExpectGoodSearchOutput(lines, *root);
+  // The last info line is the final report: 300 playouts.
+  std::string last_info;
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last_info = l;
+  }
+  EXPECT_EQ(Field(last_info, "nodes"), "300");
+  EXPECT_TRUE(StartsWith(lines.back(), "bestmove "));
+}
+
+TEST(UciEngineTest, GoWithClocksSpendsAShareOfTheTime) {
+  InProcessEngine e;
+  const std::vector<std::string> lines =
+      e.Do({"position startpos moves e2-e4",
+            "go wtime 3000 btime 3000 winc 0 "
+            "binc 0 movestogo 20"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {"e2-e4"}));
+}
+
+TEST(UciEngineTest, MultiPvReportsSeveralMoves) {
+  InProcessEngine e;
+  const std::vector<std::string> lines = e.Do(
+      {"setoption name MultiPV value 3", "position startpos", "go nodes 400"});
+  const auto root = Position("tavreli", "", {});
+  ExpectGoodSearchOutput(lines, *root);
+  std::set<std::string> first_moves;
+  for (const std::string& l : lines) {
+    if (!StartsWith(l, "info depth")) continue;
+    first_moves.insert(Field(l, "pv"));
+    EXPECT_FALSE(Field(l, "multipv").empty());
+  }
+  EXPECT_EQ(first_moves.size(), 3u);
+}
+
+TEST(UciEngineTest, PlaysAndReportsMateInOne) {
+  InProcessEngine e;
+  const std::vector<std::string> lines =
+      e.Do({Cat("position tfen ", kRookMateInOne), "go nodes 100000"});
+  const auto root = Position("tavreli", kRookMateInOne, {});
+  EXPECT_EQ(ExpectGoodSearchOutput(lines, *root), "h1-h8");
+  std::string last_info;
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last_info = l;
+  }
+  EXPECT_NE(last_info.find(" score mate 1 wdl 1000 0 0 pv h1-h8"),
+            std::string::npos)
+      << last_info;
+  EXPECT_LT(std::stoll(Field(last_info, "nodes")), 100000);  // stopped early
+
+  // The mated side's view, after the mate: no move, the game is over.
+  const std::vector<std::string> over = e.Do(
+      {Cat("position tfen ", kRookMateInOne, " moves h1-h8"), "go nodes 10"});
+  ASSERT_FALSE(over.empty());
+  EXPECT_EQ(over.back(), "bestmove (none)");
+  EXPECT_NE(over.front().find("checkmate"), std::string::npos);
+}
+
+TEST(UciEngineTest, ReusesTheTreeBetweenPositions) {
+  InProcessEngine e;
+  std::vector<std::string> lines = e.Do({"position startpos", "go visits 300"});
+  const std::string best =
+      ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+  // The same position again: the tree already holds 300 visits.
+  lines = e.Do({"position startpos", "go visits 300"});
+  std::string last_info;
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last_info = l;
+  }
+  EXPECT_EQ(Field(last_info, "nodes"), "0") << last_info;
+  // After the best move its subtree is kept: fewer than 300 new playouts.
+  lines = e.Do({"position startpos moves " + best, "go visits 300"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {best}));
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last_info = l;
+  }
+  EXPECT_LT(std::stoi(Field(last_info, "nodes")), 300) << last_info;
+  // ucinewgame forgets it.
+  lines = e.Do({"ucinewgame", "position startpos", "go visits 300"});
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last_info = l;
+  }
+  EXPECT_EQ(Field(last_info, "nodes"), "300") << last_info;
+}
+
+TEST(UciEngineTest, GoInfiniteAnswersIsReadyAndStops) {
+  InProcessEngine e;
+  EXPECT_TRUE(e.engine().Handle("position startpos moves d2-d4"));
+  EXPECT_TRUE(e.engine().Handle("go infinite"));
+  // Let the search do something (not required for the checks below).
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(e.engine().Handle("isready"));
+  EXPECT_TRUE(e.engine().Handle("stop"));
+  const std::vector<std::string> lines = e.Take();
+  EXPECT_EQ(CountPrefix(lines, "readyok"), 1);
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {"d2-d4"}));
+  EXPECT_TRUE(StartsWith(lines.back(), "bestmove "));
+  // A stop with no search running is harmless; quit ends the loop.
+  EXPECT_TRUE(e.engine().Handle("stop"));
+  EXPECT_FALSE(e.engine().Handle("quit"));
+}
+
+TEST(UciEngineTest, MalformedCommandsGetErrorsAndTheEngineGoesOn) {
+  InProcessEngine e;
+  struct Case {
+    const char* command;
+    const char* expected;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"bogus", "unknown command 'bogus'"},
+           {"position", "position"},
+           {"position middlepos", "middlepos"},
+           {"position startpos e2-e4", "unexpected 'e2-e4'"},
+           {"position startpos moves e2-e4 e7-e5 e4-e6", "move 3 'e4-e6'"},
+           {"position tfen", "text is missing"},
+           {"position tfen not/a/position w - - 0 1", "position: "},
+           {"go nodes", "'nodes' needs a number"},
+           {"go nodes abc", "'abc'"},
+           {"go movetime -5", "'movetime'"},
+           {"go nodes 0", "'nodes' needs a positive integer"},
+           {"go sideways", "unknown parameter 'sideways'"},
+       }) {
+    SCOPED_TRACE(c.command);
+    const std::vector<std::string> lines = e.Do({c.command});
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_TRUE(StartsWith(lines[0], "info string error ")) << lines[0];
+    EXPECT_NE(lines[0].find(c.expected), std::string::npos) << lines[0];
+  }
+  EXPECT_EQ(e.Do({"isready"}), std::vector<std::string>{"readyok"});
+  // `d` shows the position, which a rejected command left alone.
+  const std::vector<std::string> shown = e.Do({"d"});
+  ASSERT_FALSE(shown.empty());
+  EXPECT_EQ(shown.back(), "info string position " +
+                              Position("tavreli", "", {})->PositionText());
+  EXPECT_EQ(shown.front().substr(0, 14), "info string 8 ");
+  const std::vector<std::string> lines = e.Do({"go nodes 50"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+}
+
+TEST(UciEngineTest, BadNetIsReportedAndAnotherNetWorks) {
+  InProcessEngine e;
+  std::vector<std::string> lines =
+      e.Do({"setoption name Net value missing.pb", "isready"});
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(StartsWith(lines[0], "info string error missing.pb: no such"))
+      << lines[0];
+  EXPECT_EQ(lines[1], "readyok");
+  lines = e.Do({"go nodes 10"});
+  EXPECT_EQ(lines.back(), "bestmove (none)");
+  lines = e.Do({"setoption name Net value random", "go nodes 10"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+}
+
+TEST(UciEngineTest, PlaysTavleiChosenByOption) {
+  InProcessEngine e;
+  std::vector<std::string> lines = e.Do({"setoption name Game value tavlei9",
+                                         "position startpos moves "
+                                         "a4-a2",
+                                         "go nodes 200"});
+  ExpectGoodSearchOutput(lines, *Position("tavlei9", "", {"a4-a2"}));
+  lines = e.Do({Cat("position tfen ", kPrinceEscapesInOne), "go nodes 50000"});
+  EXPECT_EQ(ExpectGoodSearchOutput(
+                lines, *Position("tavlei9", kPrinceEscapesInOne, {})),
+            "a5-a1");
+  EXPECT_NE(lines[lines.size() - 2].find("score mate 1"), std::string::npos);
+  // Tavreli moves are rejected in Tavlei.
+  lines = e.Do({"position startpos moves e2-e4"});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(StartsWith(lines[0], "info string error position: move 1"));
+  // tavlei11 too; the option lines follow the current game.
+  lines = e.Do({"setoption name Game value tavlei11", "uci"});
+  EXPECT_TRUE(std::count(lines.begin(), lines.end(),
+                         "option name Game type combo default tavlei11 var "
+                         "tavreli var tavlei9 var tavlei11"));
+  lines = e.Do({"position startpos", "go nodes 100"});
+  ExpectGoodSearchOutput(lines, *Position("tavlei11", "", {}));
+}
+
+TEST(UciEngineTest, RunReadsUntilEndOfInput) {
+  std::istringstream in(
+      "uci\nisready\nposition startpos moves e2-e4\ngo nodes 200\n");
+  std::ostringstream out;
+  {
+    UciEngine engine(UciEngineOptions(), UniformFactory, &out);
+    EXPECT_EQ(engine.Run(in), 0);
+  }
+  const std::vector<std::string> lines = Lines(out.str());
+  EXPECT_EQ(CountPrefix(lines, "uciok"), 1);
+  EXPECT_EQ(CountPrefix(lines, "readyok"), 1);
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {"e2-e4"}));
+  std::string last_info;
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last_info = l;
+  }
+  // End of input waited for the limited search to finish.
+  EXPECT_EQ(Field(last_info, "nodes"), "200");
+}
+
+// ---- The real binary through pipes ----
+
+bool HaveBinary() { return access(VOLKHV_BINARY, X_OK) == 0; }
+
+// `volkhv <args>` with its stdin and stdout on pipes (stderr to stdout).
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& args) {
+    signal(SIGPIPE, SIG_IGN);
+    int in_pipe[2], out_pipe[2];
+    EXPECT_EQ(pipe(in_pipe), 0);
+    EXPECT_EQ(pipe(out_pipe), 0);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(in_pipe[0], 0);
+      dup2(out_pipe[1], 1);
+      dup2(out_pipe[1], 2);
+      close(in_pipe[0]);
+      close(in_pipe[1]);
+      close(out_pipe[0]);
+      close(out_pipe[1]);
+      std::vector<char*> argv;
+      std::string binary = VOLKHV_BINARY;
+      argv.push_back(binary.data());
+      std::vector<std::string> copy = args;
+      for (std::string& a : copy) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+    close(in_pipe[0]);
+    close(out_pipe[1]);
+    to_child_ = in_pipe[1];
+    from_child_ = out_pipe[0];
+  }
+  ~Child() {
+    CloseInput();
+    if (from_child_ >= 0) close(from_child_);
+    if (pid_ > 0 && !waited_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+  void Send(const std::string& line) {
+    const std::string data = line + "\n";
+    ASSERT_EQ(write(to_child_, data.data(), data.size()),
+              static_cast<ssize_t>(data.size()));
+  }
+  void CloseInput() {
+    if (to_child_ >= 0) close(to_child_);
+    to_child_ = -1;
+  }
+  // Lines up to and including the first that starts with `prefix`. Gives up
+  // (failing the test) if the child says nothing for a minute or exits.
+  std::vector<std::string> ReadUntil(std::string_view prefix) {
+    std::vector<std::string> lines;
+    for (;;) {
+      const size_t newline = buffer_.find('\n');
+      if (newline != std::string::npos) {
+        lines.push_back(buffer_.substr(0, newline));
+        buffer_.erase(0, newline + 1);
+        if (StartsWith(lines.back(), prefix)) return lines;
+        continue;
+      }
+      pollfd fd{from_child_, POLLIN, 0};
+      if (poll(&fd, 1, 60000) <= 0) {
+        ADD_FAILURE() << "no line starting with '" << prefix << "'";
+        return lines;
+      }
+      char chunk[4096];
+      const ssize_t n = read(from_child_, chunk, sizeof(chunk));
+      if (n <= 0) {
+        ADD_FAILURE() << "the engine ended before '" << prefix << "'";
+        return lines;
+      }
+      buffer_.append(chunk, n);
+    }
+  }
+  // The rest of the output, until the child closes it.
+  std::string ReadAll() {
+    char chunk[4096];
+    for (;;) {
+      pollfd fd{from_child_, POLLIN, 0};
+      if (poll(&fd, 1, 60000) <= 0) break;
+      const ssize_t n = read(from_child_, chunk, sizeof(chunk));
+      if (n <= 0) break;
+      buffer_.append(chunk, n);
+    }
+    std::string all;
+    all.swap(buffer_);
+    return all;
+  }
+  int Wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    waited_ = true;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  bool waited_ = false;
+  std::string buffer_;
+};
+
+std::string WriteTemp(const std::string& name, const std::string& content) {
+  const std::string path =
+      ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `volkhv <args>` with stdin from a file holding `input`.
+RunResult RunWithInput(const std::string& args, const std::string& input) {
+  const std::string in = WriteTemp("protocol_in.txt", input);
+  const std::string out = ::testing::TempDir() + "/" +
+                          std::to_string(getpid()) + "_protocol_out.txt";
+  const std::string command = std::string(VOLKHV_BINARY) + " " + args + " <" +
+                              in + " >" + out + " 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream file(out);
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = std::string(std::istreambuf_iterator<char>(file), {});
+  return r;
+}
+
+TEST(EnginePipeTest, ConversationThroughPipes) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  Child engine({"engine", "--net", "random"});
+  engine.Send("uci");
+  std::vector<std::string> lines = engine.ReadUntil("uciok");
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(), "id name Volkhv");
+  engine.Send("isready");
+  EXPECT_EQ(engine.ReadUntil("readyok"), std::vector<std::string>{"readyok"});
+
+  engine.Send("position startpos moves e2-e4");
+  engine.Send("go nodes 300");
+  lines = engine.ReadUntil("bestmove");
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {"e2-e4"}));
+
+  // An infinite search answers isready while it runs and stops on stop.
+  engine.Send("position startpos moves e2-e4 e7-e5");
+  engine.Send("go infinite");
+  engine.Send("isready");
+  lines = engine.ReadUntil("readyok");
+  EXPECT_EQ(CountPrefix(lines, "bestmove"), 0);
+  engine.Send("stop");
+  lines = engine.ReadUntil("bestmove");
+  const std::string best = lines.back().substr(9);
+  EXPECT_TRUE(Position("tavreli", "", {"e2-e4", "e7-e5"})->ParseMove(best).ok())
+      << best;
+
+  // Errors, and the engine still answers.
+  engine.Send("position startpos moves e2-e9");
+  lines = engine.ReadUntil("info string error");
+  EXPECT_NE(lines.back().find("'e2-e9'"), std::string::npos) << lines.back();
+  engine.Send("frobnicate");
+  engine.ReadUntil("info string error unknown command 'frobnicate'");
+  engine.Send("isready");
+  engine.ReadUntil("readyok");
+
+  engine.Send("setoption name Game value tavlei9");
+  engine.Send("position startpos");
+  engine.Send("go nodes 100");
+  lines = engine.ReadUntil("bestmove");
+  ExpectGoodSearchOutput(lines, *Position("tavlei9", "", {}));
+
+  engine.Send("quit");
+  EXPECT_EQ(engine.Wait(), 0);
+}
+
+TEST(EnginePipeTest, ScriptFromAFile) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  // End of input: the limited search finishes and its bestmove is written.
+  RunResult r = RunWithInput(
+      "engine", "uci\nisready\nposition startpos moves e2-e4\ngo nodes 200\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::vector<std::string> lines = Lines(r.out);
+  EXPECT_EQ(CountPrefix(lines, "uciok"), 1);
+  EXPECT_EQ(CountPrefix(lines, "readyok"), 1);
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {"e2-e4"}));
+  // The binary caps the tree (--ram-mb 2048 by default) and says how full.
+  EXPECT_NE(r.out.find(" hashfull "), std::string::npos) << r.out;
+  // quit stops a search at once but still answers a legal move.
+  r = RunWithInput("engine", "position startpos\ngo infinite\nquit\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  lines = Lines(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_TRUE(StartsWith(lines.back(), "bestmove ")) << r.out;
+  EXPECT_TRUE(
+      Position("tavreli", "", {})->ParseMove(lines.back().substr(9)).ok());
+  // Usage errors exit 2.
+  r = RunWithInput("engine --game chess", "");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  r = RunWithInput("engine --ram-mb -1", "");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+}
+
+// ---- The JSON analysis engine ----
+
+std::map<std::string, std::vector<Json>> ById(const std::string& output) {
+  std::map<std::string, std::vector<Json>> answers;
+  for (const std::string& line : Lines(output)) {
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << "not JSON: " << line;
+    if (j.is_discarded()) continue;
+    EXPECT_TRUE(j.contains("id")) << line;
+    const std::string id =
+        j["id"].is_string() ? j["id"].get<std::string>() : std::string("null");
+    answers[id].push_back(j);
+  }
+  return answers;
+}
+
+// Checks one answer: legal moves and pvs, visits adding up.
+void ExpectGoodAnswer(const Json& answer, const GameState& root) {
+  SCOPED_TRACE(answer.dump());
+  ASSERT_FALSE(answer.contains("error"));
+  ASSERT_TRUE(answer["moveInfos"].is_array());
+  ASSERT_FALSE(answer["moveInfos"].empty());
+  const Json& root_info = answer["rootInfo"];
+  uint64_t sum = 0;
+  int order = 0;
+  for (const Json& info : answer["moveInfos"]) {
+    EXPECT_EQ(info["order"].get<int>(), order++);
+    sum += info["visits"].get<uint64_t>();
+    const Json& wdl = info["wdl"];
+    ASSERT_EQ(wdl.size(), 3u);
+    if (info["visits"].get<uint64_t>() > 0) {
+      EXPECT_NEAR(
+          wdl[0].get<double>() + wdl[1].get<double>() + wdl[2].get<double>(),
+          1.0, 1e-4);
+      EXPECT_NEAR(info["q"].get<double>(),
+                  wdl[0].get<double>() - wdl[2].get<double>(), 1e-4);
+    }
+    EXPECT_GT(info["prior"].get<double>(), 0);
+    std::unique_ptr<GameState> state = root.Clone();
+    ASSERT_FALSE(info["pv"].empty());
+    EXPECT_EQ(info["pv"][0], info["move"]);
+    for (const Json& m : info["pv"]) {
+      auto move = state->ParseMove(m.get<std::string>());
+      ASSERT_TRUE(move.ok()) << m;
+      state->Play(*move);
+    }
+  }
+  if (!root_info.contains("proven")) {
+    EXPECT_EQ(sum + 1, root_info["visits"].get<uint64_t>());
+  }
+  EXPECT_EQ(root_info["position"], root.PositionText());
+}
+
+TEST(AnalysisEngineTest, AnswersEveryQueryAndTurn) {
+  std::ostringstream out;
+  {
+    AnalysisEngineOptions options;
+    options.threads = 3;
+    AnalysisEngine engine(options, UniformFactory, &out);
+    engine.Submit(
+        R"({"id":"a","game":"tavreli","moves":["e2-e4","e7-e5"],)"
+        R"("analyzeTurns":[0,1,2],"maxVisits":120,"includePolicy":true})");
+    engine.Submit(R"({"id":"b","game":"tavlei9","maxVisits":80})");
+    engine.Submit("");
+    engine.Submit(R"({"id":"c","position":")" + std::string(kRookMateInOne) +
+                  R"(","maxVisits":5000})");
+    engine.Submit(R"({"id":"d","game":"tavlei11","gameOptions":)"
+                  R"({"prince_max_steps":3},"maxVisits":60})");
+    engine.Finish();
+  }
+  auto answers = ById(out.str());
+  ASSERT_EQ(answers["a"].size(), 3u) << out.str();
+  std::set<int> turns;
+  for (const Json& a : answers["a"]) {
+    const int turn = a["turnNumber"].get<int>();
+    turns.insert(turn);
+    const std::vector<std::string> all = {"e2-e4", "e7-e5"};
+    const auto root =
+        Position("tavreli", "",
+                 std::vector<std::string>(all.begin(), all.begin() + turn));
+    ExpectGoodAnswer(a, *root);
+    EXPECT_EQ(a["rootInfo"]["visits"].get<int>(), 120);
+    EXPECT_EQ(a["rootInfo"]["currentPlayer"], turn % 2 ? "black" : "white");
+    ASSERT_TRUE(a.contains("policy"));
+    MoveList legal;
+    root->LegalMoves(&legal);
+    EXPECT_EQ(a["policy"].size(), static_cast<size_t>(legal.size()));
+    double total = 0;
+    for (const Json& p : a["policy"]) total += p["prior"].get<double>();
+    EXPECT_NEAR(total, 1.0, 1e-3);
+  }
+  EXPECT_EQ(turns, (std::set<int>{0, 1, 2}));
+  ASSERT_EQ(answers["b"].size(), 1u);
+  ExpectGoodAnswer(answers["b"][0], *Position("tavlei9", "", {}));
+  EXPECT_EQ(answers["b"][0]["rootInfo"]["currentPlayer"], "attackers");
+  EXPECT_FALSE(answers["b"][0].contains("policy"));
+  ASSERT_EQ(answers["c"].size(), 1u);
+  const Json& c = answers["c"][0];
+  ExpectGoodAnswer(c, *Position("tavreli", kRookMateInOne, {}));
+  EXPECT_EQ(c["moveInfos"][0]["move"], "h1-h8");
+  EXPECT_EQ(c["moveInfos"][0]["proven"], "win");
+  EXPECT_EQ(c["moveInfos"][0]["provenPlies"], 1);
+  EXPECT_EQ(c["rootInfo"]["proven"], "win");
+  ASSERT_EQ(answers["d"].size(), 1u);
+  ExpectGoodAnswer(answers["d"][0], *Position("tavlei11", "", {}));
+}
+
+TEST(AnalysisEngineTest, InvalidQueriesGetErrorsWithTheirIds) {
+  std::ostringstream out;
+  {
+    AnalysisEngine engine(AnalysisEngineOptions(), UniformFactory, &out);
+    for (const char* query : {
+             R"({"id":"bad-json", "moves": [)",
+             R"(["not", "an", "object"])",
+             R"({"game":"tavreli"})",
+             R"({"id":7})",
+             R"({"id":"unknown-field","maxvisits":10})",
+             R"({"id":"unknown-game","game":"chess"})",
+             R"({"id":"illegal","moves":["e2-e4","e2-e4"]})",
+             R"({"id":"bad-position","position":"xyz"})",
+             R"({"id":"bad-turn","moves":["e2-e4"],"analyzeTurns":[2]})",
+             R"({"id":"bad-visits","maxVisits":0})",
+             R"({"id":"bad-option","game":"tavreli","gameOptions":{"x":1}})",
+             R"({"id":"bad-policy","includePolicy":"yes"})",
+             R"({"id":"good","maxVisits":50})",
+         }) {
+      engine.Submit(query);
+    }
+    engine.Finish();
+  }
+  const std::string text = out.str();
+  auto answers = ById(text);
+  auto error_of = [&](const std::string& id) -> std::string {
+    if (answers[id].size() != 1 || !answers[id][0].contains("error")) {
+      ADD_FAILURE() << "no single error for " << id << " in\n" << text;
+      return "";
+    }
+    const std::string error = answers[id][0]["error"].get<std::string>();
+    EXPECT_EQ(error.find('\n'), std::string::npos);
+    return error;
+  };
+  EXPECT_NE(error_of("unknown-field").find("'maxvisits'"), std::string::npos);
+  EXPECT_NE(error_of("unknown-game").find("chess"), std::string::npos);
+  EXPECT_NE(error_of("illegal").find("moves[1] 'e2-e4'"), std::string::npos);
+  EXPECT_NE(error_of("bad-position").find("position"), std::string::npos);
+  EXPECT_NE(error_of("bad-turn").find("analyzeTurns"), std::string::npos);
+  EXPECT_NE(error_of("bad-visits").find("maxVisits"), std::string::npos);
+  EXPECT_NE(error_of("bad-option").find("'x'"), std::string::npos);
+  EXPECT_NE(error_of("bad-policy").find("includePolicy"), std::string::npos);
+  // Without a usable id: null ids (invalid JSON, not an object, no id) and
+  // the number id echoed.
+  ASSERT_EQ(answers["null"].size(), 4u) << text;
+  int invalid_json = 0;
+  for (const Json& a : answers["null"]) {
+    ASSERT_TRUE(a.contains("error"));
+    if (a["error"].get<std::string>().starts_with("invalid JSON")) {
+      ++invalid_json;
+    }
+  }
+  EXPECT_EQ(invalid_json, 1);
+  // The engine went on to answer the good query.
+  ASSERT_EQ(answers["good"].size(), 1u);
+  ExpectGoodAnswer(answers["good"][0], *Position("tavreli", "", {}));
+}
+
+TEST(AnalysisPipeTest, QueriesFromStdinAndEndOfInput) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  std::string input;
+  for (int i = 0; i < 6; ++i) {
+    Append(&input, R"({"id":"q)", i, R"(","game":")",
+           i % 2 ? "tavlei9" : "tavreli", R"(","maxVisits":)", 50 + 10 * i,
+           "}\n");
+  }
+  input += "this is not json\n";
+  input += R"({"id":"illegal","moves":["e2-e5"]})"
+           "\n";
+  input += R"({"id":"late","moves":["d2-d4"],"maxVisits":40})"
+           "\n";
+  const RunResult r =
+      RunWithInput("analysis --net random --analysis-threads 3", input);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto answers = ById(r.out);
+  for (int i = 0; i < 6; ++i) {
+    const std::string id = Cat("q", i);
+    ASSERT_EQ(answers[id].size(), 1u) << id << "\n" << r.out;
+    ExpectGoodAnswer(answers[id][0],
+                     *Position(i % 2 ? "tavlei9" : "tavreli", "", {}));
+    EXPECT_EQ(answers[id][0]["rootInfo"]["visits"].get<int>(), 50 + 10 * i);
+  }
+  ASSERT_EQ(answers["null"].size(), 1u);
+  EXPECT_TRUE(answers["null"][0].contains("error"));
+  ASSERT_EQ(answers["illegal"].size(), 1u);
+  EXPECT_TRUE(answers["illegal"][0].contains("error"));
+  ASSERT_EQ(answers["late"].size(), 1u);
+  ExpectGoodAnswer(answers["late"][0], *Position("tavreli", "", {"d2-d4"}));
+}
+
+// ---- play and analyze ----
+
+TEST(PlayTest, ScriptedSessionThroughStdin) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  const RunResult r =
+      RunWithInput("play --game tavreli --net random --visits 200",
+                   "help\ne2-e5\nmoves\ne2-e4\nundo\nd2-d4\nquit\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  const std::string& out = r.out;
+  // The board with its stacks, the prompt, help.
+  EXPECT_NE(out.find("PR    PN    PB"), std::string::npos) << out;
+  EXPECT_NE(out.find("white to move> "), std::string::npos);
+  EXPECT_NE(out.find("undo"), std::string::npos);
+  // The illegal move is explained, the legal moves listed.
+  EXPECT_NE(out.find("Illegal move e2-e5: the pawn on e2 cannot move to e5\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("39 legal moves:"), std::string::npos) << out;
+  EXPECT_NE(out.find("You play e2-e4"), std::string::npos);
+  EXPECT_NE(out.find("Taken back; white to move."), std::string::npos);
+  EXPECT_NE(out.find("You play d2-d4"), std::string::npos);
+  // Two engine replies with a legal move and an evaluation each.
+  int replies = 0;
+  for (const std::string& line : Lines(out)) {
+    if (!StartsWith(line, "Volkhv plays ")) continue;
+    ++replies;
+    EXPECT_NE(line.find("W/D/L "), std::string::npos) << line;
+    const std::string move = Words(line)[2];
+    const std::string first = replies == 1 ? "e2-e4" : "d2-d4";
+    EXPECT_TRUE(Position("tavreli", "", {first})->ParseMove(move).ok()) << line;
+  }
+  EXPECT_EQ(replies, 2) << out;
+}
+
+TEST(PlayTest, PlaysToTheEndAndTheEngineCanMoveFirst) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  RunResult r = RunWithInput(
+      Cat("play --position '", kRookMateInOne, "' --visits 100"), "h1-h8\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Result: white wins (checkmate)"), std::string::npos)
+      << r.out;
+  // The engine plays the mate when it is its move.
+  r = RunWithInput(
+      Cat("play --side second --position '", kRookMateInOne, "' --visits 5000"),
+      "");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Volkhv plays h1-h8"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("mate in 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Result: white wins (checkmate)"), std::string::npos);
+  // Tavlei: the engine (attackers) moves first, the input ends.
+  r = RunWithInput("play --game tavlei9 --side second --visits 100", "");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Volkhv plays "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("defenders to move> "), std::string::npos) << r.out;
+  // Usage errors.
+  r = RunWithInput("play --side middle", "");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+}
+
+TEST(AnalyzeTest, EveryPositionOfARecordedGame) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  const RunResult r = RunWithInput(
+      Cat("analyze --game-file " VOLKHV_TEST_DATA_DIR
+          "/tavreli-published-games.txt --game-index 4 --visits 100 --top 3"),
+      "");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("Game 4: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(", 8 plies"), std::string::npos) << r.out;
+  for (int ply = 0; ply <= 8; ++ply) {
+    EXPECT_NE(r.out.find(Cat("\nPly ", ply, ": Position ")), std::string::npos)
+        << ply;
+  }
+  // Every analysed position names the move played and where it ranked.
+  EXPECT_GE(CountPrefix(Lines(r.out), "played "), 7) << r.out;
+  EXPECT_GE(CountPrefix(Lines(r.out), "root: "), 8) << r.out;
+  EXPECT_EQ(CountPrefix(Lines(r.out), "    1  "),
+            CountPrefix(Lines(r.out), "root: "));
+}
+
+TEST(AnalyzeTest, APositionAndBadArguments) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  RunResult r = RunWithInput(
+      Cat("analyze --position '", kRookMateInOne, "' --visits 5000 --top 2"),
+      "");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("proven win in 1 plies"), std::string::npos) << r.out;
+  bool found = false;
+  for (const std::string& line : Lines(r.out)) {
+    if (StartsWith(line, "    1  ")) {
+      found = true;
+      EXPECT_EQ(Words(line)[1], "h1-h8") << line;
+      EXPECT_NE(line.find("M+1"), std::string::npos) << line;
+    }
+  }
+  EXPECT_TRUE(found) << r.out;
+  r = RunWithInput("analyze --game-file /nonexistent/file.txt", "");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  r = RunWithInput(Cat("analyze --game-file " VOLKHV_TEST_DATA_DIR
+                       "/tavreli-published-games.txt --game-index 1000"),
+                   "");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  r = RunWithInput(Cat("analyze --moves e2-e4 --game-file " VOLKHV_TEST_DATA_DIR
+                       "/tavreli-published-games.txt"),
+                   "");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  r = RunWithInput("analyze --moves 'e2-e4 e2-e4'", "");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+}
+
+}  // namespace
+}  // namespace volkhv::protocol
