@@ -24,6 +24,8 @@ int RunEngine(const std::vector<std::string>& args);
 int RunAnalysis(const std::vector<std::string>& args);
 int RunPlay(const std::vector<std::string>& args);
 int RunAnalyze(const std::vector<std::string>& args);
+// `volkhv match ...` (cli/match_command.cc).
+int RunMatch(const std::vector<std::string>& args);
 // `volkhv records show|stats ...` (cli/records_commands.cc).
 int RunRecords(const std::vector<std::string>& args);
 

@@ -19,6 +19,7 @@ constexpr char kUsage[] =
     "  analysis   JSON analysis engine: one query per line on stdin\n"
     "  play       play a game against the engine in the terminal\n"
     "  analyze    top candidates for a position or every position of a game\n"
+    "  match      play players against each other: Elo, SPRT, game files\n"
     "  net        network files: init, describe\n"
     "  records    game record files: show, stats\n"
     "  bench      benchmarks: movegen, search, nn\n";
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   if (command == "demo") return RunDemo(args);
   if (command == "bench") return RunBench(args);
   if (command == "net") return RunNet(args);
+  if (command == "match") return RunMatch(args);
   if (command == "engine") return RunEngine(args);
   if (command == "analysis") return RunAnalysis(args);
   if (command == "play") return RunPlay(args);

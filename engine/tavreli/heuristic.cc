@@ -35,9 +35,9 @@ constexpr int kLoosePercent = 50;
 // kMopUpMaxActive of material on top of stacks (besides the king).
 constexpr int kMopUpLead = 300;
 constexpr int kMopUpMaxActive = 1000;
-constexpr int kMopUpEdge = 10;      // per step of the losing king from centre
-constexpr int kMopUpApproach = 4;   // per step the kings are closer than 14
-constexpr int kMopUpCramp = 6;      // per square the losing king cannot use
+constexpr int kMopUpEdge = 10;     // per step of the losing king from centre
+constexpr int kMopUpApproach = 4;  // per step the kings are closer than 14
+constexpr int kMopUpCramp = 6;     // per square the losing king cannot use
 
 // Bonus of the side to move (its tempo).
 constexpr int kTempo = 10;
@@ -138,18 +138,17 @@ int EvaluateForWhite(const Position& pos, EvalTerms* terms) {
     attacks[owner] |= a;
     const PieceType type = TypeOf(top);
     if (type == kPawn) {
-      const int rank =
-          owner == kWhite ? RankOf(square) : 7 - RankOf(square);
+      const int rank = owner == kWhite ? RankOf(square) : 7 - RankOf(square);
       t.pawns[owner] += kPawnAdvance[rank];
     } else if (type != kKing) {
-      t.mobility[owner] += kMobilityWeight[type] *
-                           (PopCount(a & ~kings) - kMobilityBase[type]);
+      t.mobility[owner] +=
+          kMobilityWeight[type] * (PopCount(a & ~kings) - kMobilityBase[type]);
     }
     if (type != kKing) {
       stacks[owner][num_stacks[owner]++] = {
-          square, own_counted - own_raw * kPrisonerPercent / 100 +
-                      prisoners_raw * (kReservePercent - kPrisonerPercent) /
-                          100};
+          square,
+          own_counted - own_raw * kPrisonerPercent / 100 +
+              prisoners_raw * (kReservePercent - kPrisonerPercent) / 100};
     }
   }
 

@@ -14,8 +14,8 @@ namespace volkhv::tavreli {
 
 // Piece values by movement type (K Q R B N H P); a promoted pawn is worth the
 // piece it shows. The king is never captured (the search scores mate).
-inline constexpr int kPieceValue[kNumPieceTypes] = {0, 950, 500, 320, 310,
-                                                    1250, 100};
+inline constexpr int kPieceValue[kNumPieceTypes] = {0,   950,  500, 320,
+                                                    310, 1250, 100};
 
 // How a piece beneath the top of its stack counts, in percent of its value:
 // - under a top of its own colour (a reserve): it cannot move until split

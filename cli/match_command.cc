@@ -1,0 +1,343 @@
+// `volkhv match`: plays players against each other (selfplay/match.h) and
+// reports W/D/L, Elo with its 95 % interval, LOS and an optional SPRT.
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/evaluator_setup.h"
+#include "cli/game_setup.h"
+#include "engine/game/strings.h"
+#include "nn/evaluator.h"
+#include "proto/game_record.pb.h"
+#include "selfplay/elo.h"
+#include "selfplay/match.h"
+#include "selfplay/player_spec.h"
+#include "selfplay/record_io.h"
+
+namespace volkhv::cli {
+namespace {
+
+constexpr char kCommand[] = "match";
+constexpr char kSynopsis[] =
+    "volkhv match --game G --player SPEC --player SPEC [--player SPEC ...]\n"
+    "             [--games N | --pairs N] [--openings FILE | --random-plies K]"
+    "\n"
+    "             [--concurrency N] [--sprt elo0=0,elo1=5,alpha=0.05,"
+    "beta=0.05]\n"
+    "             [--pgn-out FILE] [--seed S] [--max-plies N]";
+
+std::vector<OptionSpec> MatchSpecs() {
+  std::vector<OptionSpec> specs = GameOptionSpecs();
+  const std::vector<OptionSpec> own = {
+      {"player", "SPEC", "",
+       "a player (give two, or more for a round robin); SPEC below"},
+      {"games", "N", "100",
+       "games per pairing of players (rounded up to pairs)"},
+      {"pairs", "N", "", "game pairs per pairing (instead of --games)"},
+      {"openings", "FILE", "",
+       "start positions, one per line in the game's notation, cycled"},
+      {"random-plies", "K", "6",
+       "without --openings: each pair starts after K random plies"},
+      {"concurrency", "N", "1", "games played at once (threads)"},
+      {"sprt", "PARAMS", "",
+       "elo0=E0,elo1=E1,alpha=A,beta=B[,model=normalized|logistic]: test "
+       "the first player against the second and stop when decided"},
+      {"trinomial", "", "",
+       "Elo and SPRT from game counts instead of pentanomial pair counts"},
+      {"pgn-out", "FILE", "", "write every game to FILE (PGN-style)"},
+      {"records-out", "FILE", "",
+       "write every game to FILE as protobuf game records (.vrec)"},
+      {"no-comments", "", "", "no {evaluation} comments in the game file"},
+      {"seed", "S", "1", "seed of the openings and the players"},
+      {"max-plies", "N", "500", "adjudicate a draw after N plies (0 = never)"},
+      {"resign-score", "CP", "0",
+       "adjudicate a win when the players' evaluations all give one side "
+       "at least CP centipawns (0 = never) ..."},
+      {"resign-evals", "M", "6", "... for M evaluations in a row"},
+      {"event", "NAME", "volkhv match", "[Event] tag of the game file"},
+      {"backend", "NAME", "auto", "networks: inference backend (auto, torch)"},
+      {"device", "DEV", "cpu", "networks: cpu, cuda or cuda:N"},
+      {"nn-threads", "N", "0", "networks: CPU threads (0 = one per core)"},
+      {"quiet", "", "", "no progress line"},
+      {"help", "", "", "print this help"},
+  };
+  specs.insert(specs.end(), own.begin(), own.end());
+  return specs;
+}
+
+// Takes every --player out of args (the parser keeps only the last value of
+// an option); the rest goes to CommandLine::Parse.
+absl::StatusOr<std::vector<std::string>> ExtractPlayers(
+    std::vector<std::string>* args) {
+  std::vector<std::string> players;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args->size(); ++i) {
+    const std::string& arg = (*args)[i];
+    if (arg == "--player") {
+      if (i + 1 >= args->size()) {
+        return absl::InvalidArgumentError(
+            "option '--player' needs a value (SPEC)");
+      }
+      players.push_back((*args)[++i]);
+    } else if (arg.rfind("--player=", 0) == 0) {
+      players.push_back(arg.substr(9));
+    } else {
+      rest.push_back(arg);
+    }
+  }
+  *args = std::move(rest);
+  return players;
+}
+
+// Loads each network file once (cli/evaluator_setup.h: the backend behind a
+// batching evaluator with an NN cache), shared by every player naming it.
+class NetCache {
+ public:
+  NetCache(const Game& game, const EvaluatorSettings& settings)
+      : game_(game), settings_(settings) {}
+
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> Load(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (auto it = loaded_.find(path); it != loaded_.end()) return it->second;
+    EvaluatorSettings settings = settings_;
+    settings.net = path;
+    absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
+        MakeEvaluator(settings, game_);
+    if (!evaluator.ok()) return evaluator.status();
+    std::shared_ptr<nn::Evaluator> shared = *std::move(evaluator);
+    loaded_[path] = shared;
+    return shared;
+  }
+
+ private:
+  const Game& game_;
+  const EvaluatorSettings settings_;
+  std::mutex mutex_;
+  std::map<std::string, std::shared_ptr<nn::Evaluator>> loaded_;
+};
+
+// "2026-11-30T12:34:56Z".
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+// The match's games as protobuf game records (proto/game_record.proto).
+std::vector<proto::GameRecord> ToRecords(
+    const selfplay::MatchReport& report, const Game& game,
+    const selfplay::MatchOptions& options) {
+  std::vector<proto::GameRecord> records;
+  const std::string created = UtcNow();
+  for (const selfplay::GameOutcome& g : report.games) {
+    proto::GameRecord& r = records.emplace_back();
+    r.set_game(game.Info().name);
+    if (options.variant != "standard") r.set_game_options(options.variant);
+    r.set_start_position(g.start_position);
+    for (size_t i = 0; i < g.moves.size(); ++i) {
+      proto::PlyRecord* ply = r.add_plies();
+      ply->set_move(selfplay::PackMove(g.moves[i]));
+      ply->set_move_text(g.move_texts[i]);
+      ply->set_full_search(false);  // not a training target
+    }
+    r.set_winner(g.first_score > 0.75   ? proto::GameRecord::FIRST_PLAYER
+                 : g.first_score < 0.25 ? proto::GameRecord::SECOND_PLAYER
+                                        : proto::GameRecord::DRAW);
+    switch (g.end) {
+      case selfplay::GameOutcome::End::kRules:
+        r.set_termination(selfplay::TerminationToProto(g.rules_termination));
+        break;
+      case selfplay::GameOutcome::End::kMaxPlies:
+        r.set_termination(proto::GameRecord::MAX_LENGTH);
+        break;
+      case selfplay::GameOutcome::End::kScore:
+        r.set_termination(proto::GameRecord::RESIGNATION);
+        break;
+      case selfplay::GameOutcome::End::kIllegalMove:
+        r.set_termination(proto::GameRecord::NONE);
+        break;
+    }
+    r.set_net_generation(-1);
+    r.set_engine(Cat("volkhv match: ", report.players[g.first], " vs ",
+                     report.players[g.second]));
+    r.set_created(created);
+  }
+  return records;
+}
+
+}  // namespace
+
+int RunMatch(const std::vector<std::string>& raw_args) {
+  const std::vector<OptionSpec> specs = MatchSpecs();
+  std::vector<std::string> args = raw_args;
+  absl::StatusOr<std::vector<std::string>> player_specs = ExtractPlayers(&args);
+  if (!player_specs.ok()) {
+    return Fail(kCommand, player_specs.status(), kExitUsage);
+  }
+  absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
+  if (!cl.ok()) {
+    const int code = Fail(kCommand, cl.status(), kExitUsage);
+    std::cerr << "usage: " << kSynopsis << "\n";
+    return code;
+  }
+  if (cl->Flag("help")) {
+    std::cout << "usage: " << kSynopsis << "\n"
+              << OptionsHelp(specs) << "player SPEC:\n"
+              << selfplay::PlayerSpecHelp();
+    return kExitOk;
+  }
+  auto usage = [](const std::string& message) {
+    return Fail(kCommand, absl::InvalidArgumentError(message), kExitUsage);
+  };
+  if (player_specs->size() < 2) {
+    return usage("give at least two --player (see --help)");
+  }
+
+  selfplay::MatchOptions options;
+  struct IntOption {
+    const char* name;
+    int min;
+    int max;
+    int* out;
+  };
+  int pairs = 0;
+  int seed = 1;
+  int nn_threads = 0;
+  const IntOption ints[] = {
+      {"games", 1, 1000000, &options.games},
+      {"random-plies", 0, 1000, &options.random_plies},
+      {"concurrency", 1, 1024, &options.concurrency},
+      {"seed", 0, 1 << 30, &seed},
+      {"max-plies", 0, 1000000, &options.adjudication.max_plies},
+      {"resign-score", 0, 100000, &options.adjudication.resign_score},
+      {"resign-evals", 1, 100000, &options.adjudication.resign_evals},
+      {"nn-threads", 0, 1024, &nn_threads},
+  };
+  for (const IntOption& o : ints) {
+    absl::StatusOr<int> value = cl->GetInt(o.name, o.min, o.max);
+    if (!value.ok()) return Fail(kCommand, value.status(), kExitUsage);
+    *o.out = *value;
+  }
+  if (cl->Given("pairs")) {
+    if (cl->Given("games")) return usage("give --games or --pairs, not both");
+    absl::StatusOr<int> value = cl->GetInt("pairs", 1, 500000);
+    if (!value.ok()) return Fail(kCommand, value.status(), kExitUsage);
+    pairs = *value;
+    options.games = 2 * pairs;
+  }
+  options.seed = static_cast<uint64_t>(seed);
+  options.pentanomial = !cl->Flag("trinomial");
+  options.comments = !cl->Flag("no-comments");
+  options.pgn_path = cl->Get("pgn-out");
+  options.event = cl->Get("event");
+  if (cl->Given("sprt")) {
+    absl::StatusOr<selfplay::SprtParams> sprt =
+        selfplay::ParseSprtParams(cl->Get("sprt"));
+    if (!sprt.ok()) return Fail(kCommand, sprt.status(), kExitUsage);
+    if (player_specs->size() != 2) {
+      return usage("--sprt needs exactly two players");
+    }
+    options.sprt = *sprt;
+  }
+  if (cl->Given("openings") && cl->Given("random-plies")) {
+    return usage("give --openings or --random-plies, not both");
+  }
+
+  absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
+  if (!game.ok()) return Fail(kCommand, game.status(), kExitUsage);
+  if (cl->Given("prince-max-steps")) {
+    options.variant = Cat("prince_max_steps=", cl->Get("prince-max-steps"));
+  }
+  if (cl->Given("openings")) {
+    absl::StatusOr<std::vector<std::string>> positions =
+        selfplay::ReadOpeningsFile(**game, cl->Get("openings"));
+    if (!positions.ok()) {
+      return Fail(kCommand, positions.status(), kExitInvalidInput);
+    }
+    options.opening_positions = *std::move(positions);
+  }
+
+  EvaluatorSettings net_settings;
+  net_settings.backend = cl->Get("backend");
+  net_settings.device = cl->Get("device");
+  net_settings.threads = nn_threads;
+  if (net_settings.backend != "auto" && net_settings.backend != "torch") {
+    return usage(Cat("option '--backend': unknown backend '",
+                     net_settings.backend, "' (known: auto, torch)"));
+  }
+  NetCache nets(**game, net_settings);
+  const selfplay::NetLoader loader = [&nets](const std::string& path) {
+    return nets.Load(path);
+  };
+  std::vector<std::shared_ptr<selfplay::PlayerFactory>> players;
+  for (const std::string& spec : *player_specs) {
+    absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> factory =
+        selfplay::MakePlayerFactory(spec, **game, loader);
+    if (!factory.ok()) {
+      return Fail(kCommand, factory.status(), kExitInvalidInput);
+    }
+    players.push_back(*std::move(factory));
+  }
+
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const bool quiet = cl->Flag("quiet");
+  std::cout << "Match: " << (*game)->Info().name << ", " << players.size()
+            << " players, " << ((options.games + 1) / 2 * 2)
+            << " games per pairing, openings: "
+            << (options.opening_positions.empty()
+                    ? (options.random_plies > 0
+                           ? Cat(options.random_plies, " random plies")
+                           : std::string("the start position"))
+                    : Cat(options.opening_positions.size(), " positions from ",
+                          cl->Get("openings")))
+            << ", concurrency " << options.concurrency << "\n";
+  for (size_t i = 0; i < players.size(); ++i) {
+    std::cout << "  player " << i + 1 << ": " << players[i]->Name() << "\n";
+  }
+  std::cout << std::flush;
+  const selfplay::MatchCallback progress =
+      [&](const selfplay::MatchReport& report) {
+        if (quiet) return;
+        const size_t done = report.games.size();
+        if (tty) {
+          std::cerr << "\r" << report.ProgressLine() << "\033[K" << std::flush;
+        } else if (done % 10 == 0 ||
+                   static_cast<int>(done) == report.games_scheduled) {
+          std::cerr << report.ProgressLine() << "\n";
+        }
+      };
+  absl::StatusOr<selfplay::MatchReport> report =
+      selfplay::RunMatch(**game, players, options, progress);
+  if (!quiet && tty) std::cerr << "\n";
+  if (!report.ok()) return Fail(kCommand, report.status(), kExitInvalidInput);
+  std::cout << report->Summary();
+  if (!options.pgn_path.empty()) {
+    std::cout << "games written to " << options.pgn_path << "\n";
+  }
+  if (cl->Given("records-out")) {
+    const std::string& path = cl->Get("records-out");
+    if (absl::Status s = selfplay::WriteGameRecords(
+            path, ToRecords(*report, **game, options));
+        !s.ok()) {
+      return Fail(kCommand, s, kExitInvalidInput);
+    }
+    std::cout << "records written to " << path << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace volkhv::cli

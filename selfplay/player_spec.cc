@@ -1,0 +1,300 @@
+#include "selfplay/player_spec.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "engine/game/strings.h"
+#include "engine/games/heuristics.h"
+#include "engine/search/search_params.h"
+
+namespace volkhv::selfplay {
+namespace {
+
+using Options = std::vector<std::pair<std::string, std::string>>;
+
+absl::StatusOr<int64_t> ParseInt(std::string_view kind, const std::string& key,
+                                 const std::string& value, int64_t min,
+                                 int64_t max) {
+  errno = 0;
+  char* end = nullptr;
+  const long long x = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || errno != 0 || end != value.c_str() + value.size() ||
+      x < min || x > max) {
+    return absl::InvalidArgumentError(Cat("player ", kind, ": ", key,
+                                          " must be an integer in [", min, ", ",
+                                          max, "], got '", value, "'"));
+  }
+  return x;
+}
+
+absl::StatusOr<double> ParseDouble(std::string_view kind,
+                                   const std::string& key,
+                                   const std::string& value, double min,
+                                   double max) {
+  char* end = nullptr;
+  const double x = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size() ||
+      !std::isfinite(x) || x < min || x > max) {
+    return absl::InvalidArgumentError(Cat("player ", kind, ": ", key,
+                                          " must be a number in [", min, ", ",
+                                          max, "], got '", value, "'"));
+  }
+  return x;
+}
+
+class RandomFactory final : public PlayerFactory {
+ public:
+  explicit RandomFactory(std::string name) : name_(std::move(name)) {}
+  const std::string& Name() const override { return name_; }
+  std::unique_ptr<search::Player> Make(uint64_t seed) const override {
+    return std::make_unique<search::RandomPlayer>(seed);
+  }
+
+ private:
+  std::string name_;
+};
+
+class AlphaBetaFactory final : public PlayerFactory {
+ public:
+  AlphaBetaFactory(std::string name, std::shared_ptr<const Heuristic> heuristic,
+                   const search::AlphaBetaLimits& limits,
+                   const search::AlphaBetaOptions& options)
+      : name_(std::move(name)),
+        heuristic_(std::move(heuristic)),
+        limits_(limits),
+        options_(options) {}
+  const std::string& Name() const override { return name_; }
+  std::unique_ptr<search::Player> Make(uint64_t seed) const override {
+    return std::make_unique<search::AlphaBetaPlayer>(heuristic_, limits_,
+                                                     options_, name_);
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<const Heuristic> heuristic_;
+  search::AlphaBetaLimits limits_;
+  search::AlphaBetaOptions options_;
+};
+
+class PolicyFactory final : public PlayerFactory {
+ public:
+  PolicyFactory(std::string name, std::shared_ptr<nn::Evaluator> evaluator,
+                double temperature)
+      : name_(std::move(name)),
+        evaluator_(std::move(evaluator)),
+        temperature_(temperature) {}
+  const std::string& Name() const override { return name_; }
+  std::unique_ptr<search::Player> Make(uint64_t seed) const override {
+    return std::make_unique<search::PolicyPlayer>(evaluator_, temperature_,
+                                                  seed, name_);
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<nn::Evaluator> evaluator_;
+  double temperature_;
+};
+
+class MctsFactory final : public PlayerFactory {
+ public:
+  MctsFactory(std::string name, std::shared_ptr<nn::Evaluator> evaluator,
+              const search::SearchParams& params,
+              const search::SearchLimits& limits)
+      : name_(std::move(name)),
+        evaluator_(std::move(evaluator)),
+        params_(params),
+        limits_(limits) {}
+  const std::string& Name() const override { return name_; }
+  std::unique_ptr<search::Player> Make(uint64_t seed) const override {
+    return std::make_unique<search::MctsPlayer>(evaluator_, params_, limits_,
+                                                seed, name_);
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<nn::Evaluator> evaluator_;
+  search::SearchParams params_;
+  search::SearchLimits limits_;
+};
+
+absl::StatusOr<std::shared_ptr<nn::Evaluator>> LoadNet(
+    std::string_view kind, const Options& options, const NetLoader& load_net) {
+  for (const auto& [key, value] : options) {
+    if (key != "net") continue;
+    if (value == "random") return std::make_shared<nn::UniformEvaluator>();
+    if (!load_net) {
+      return absl::InvalidArgumentError(
+          Cat("player ", kind, ": cannot load networks here (net=", value,
+              "); use net=random"));
+    }
+    return load_net(value);
+  }
+  return absl::InvalidArgumentError(
+      Cat("player ", kind, ": net=FILE or net=random is required"));
+}
+
+}  // namespace
+
+std::string PlayerSpecHelp() {
+  return "  random                      uniformly random legal moves\n"
+         "  alphabeta:depth=D           alpha-beta baseline to depth D "
+         "plies\n"
+         "  alphabeta:movetime=MS       ... or for MS milliseconds per move\n"
+         "      (also nodes=N, hash=MB (16), qdepth=N quiescence plies (8))\n"
+         "  policy:net=FILE|random      the net's policy without search\n"
+         "      (temp=T: sample prior^(1/T); default 0 = most likely move)\n"
+         "  mcts:net=FILE|random,visits=N   MCTS with the net, N root "
+         "visits\n"
+         "      (also nodes=N playouts, movetime=MS, and any search "
+         "parameter,\n"
+         "       e.g. cpuct_init=2.0)\n"
+         "  any kind: name=LABEL for tables and game files\n";
+}
+
+absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
+    std::string_view spec, const Game& game, const NetLoader& load_net) {
+  spec = Trim(spec);
+  const size_t colon = spec.find(':');
+  const std::string kind(Trim(spec.substr(0, colon)));
+  Options options;
+  if (colon != std::string_view::npos) {
+    for (std::string_view item : Split(spec.substr(colon + 1), ",", true)) {
+      item = Trim(item);
+      const size_t eq = item.find('=');
+      if (eq == std::string_view::npos) {
+        return absl::InvalidArgumentError(
+            Cat("player ", kind, ": expected key=value, got '", item, "'"));
+      }
+      options.emplace_back(std::string(Trim(item.substr(0, eq))),
+                           std::string(Trim(item.substr(eq + 1))));
+    }
+  }
+  std::string name(spec);
+  for (const auto& [key, value] : options) {
+    if (key == "name") {
+      if (value.empty()) {
+        return absl::InvalidArgumentError(
+            Cat("player ", kind, ": name must not be empty"));
+      }
+      name = value;
+    }
+  }
+  auto unknown = [&kind](const std::string& key, std::string_view known) {
+    return absl::InvalidArgumentError(
+        Cat("player ", kind, ": unknown key '", key, "' (known: ", known, ")"));
+  };
+
+  if (kind == "random") {
+    for (const auto& [key, value] : options) {
+      if (key != "name") return unknown(key, "name");
+    }
+    return std::make_shared<RandomFactory>(name);
+  }
+
+  if (kind == "alphabeta") {
+    search::AlphaBetaLimits limits;
+    search::AlphaBetaOptions ab;
+    for (const auto& [key, value] : options) {
+      if (key == "name") continue;
+      if (key == "depth") {
+        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 60);
+        if (!x.ok()) return x.status();
+        limits.depth = static_cast<int>(*x);
+      } else if (key == "movetime") {
+        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 1 << 30);
+        if (!x.ok()) return x.status();
+        limits.time_ms = *x;
+      } else if (key == "nodes") {
+        absl::StatusOr<int64_t> x =
+            ParseInt(kind, key, value, 1, int64_t{1} << 50);
+        if (!x.ok()) return x.status();
+        limits.nodes = static_cast<uint64_t>(*x);
+      } else if (key == "hash") {
+        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 65536);
+        if (!x.ok()) return x.status();
+        ab.hash_mb = static_cast<int>(*x);
+      } else if (key == "qdepth") {
+        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 0, 64);
+        if (!x.ok()) return x.status();
+        ab.quiescence_plies = static_cast<int>(*x);
+      } else {
+        return unknown(key, "depth, movetime, nodes, hash, qdepth, name");
+      }
+    }
+    if (limits.depth == 0 && limits.time_ms == 0 && limits.nodes == 0) {
+      return absl::InvalidArgumentError(
+          "player alphabeta: give depth=D, movetime=MS or nodes=N");
+    }
+    absl::StatusOr<std::unique_ptr<Heuristic>> heuristic =
+        MakeHeuristic(game.Info());
+    if (!heuristic.ok()) return heuristic.status();
+    return std::make_shared<AlphaBetaFactory>(
+        name, std::shared_ptr<const Heuristic>(std::move(*heuristic)), limits,
+        ab);
+  }
+
+  if (kind == "policy") {
+    double temperature = 0;
+    for (const auto& [key, value] : options) {
+      if (key == "name" || key == "net") continue;
+      if (key == "temp") {
+        absl::StatusOr<double> x = ParseDouble(kind, key, value, 0, 100);
+        if (!x.ok()) return x.status();
+        temperature = *x;
+      } else {
+        return unknown(key, "net, temp, name");
+      }
+    }
+    absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+        LoadNet(kind, options, load_net);
+    if (!evaluator.ok()) return evaluator.status();
+    return std::make_shared<PolicyFactory>(name, *std::move(evaluator),
+                                           temperature);
+  }
+
+  if (kind == "mcts") {
+    search::SearchParams params;
+    search::SearchLimits limits;
+    for (const auto& [key, value] : options) {
+      if (key == "name" || key == "net") continue;
+      if (key == "visits") {
+        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 1 << 30);
+        if (!x.ok()) return x.status();
+        limits.visits = static_cast<uint64_t>(*x);
+      } else if (key == "nodes") {
+        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 1 << 30);
+        if (!x.ok()) return x.status();
+        limits.nodes = static_cast<uint64_t>(*x);
+      } else if (key == "movetime") {
+        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 1 << 30);
+        if (!x.ok()) return x.status();
+        limits.time_ms = *x;
+      } else if (absl::Status s = search::SetSearchParam(&params, key, value);
+                 !s.ok()) {
+        return absl::InvalidArgumentError(
+            Cat("player mcts: ", s.message(),
+                " (known besides search parameters: net, visits, nodes, "
+                "movetime, name)"));
+      }
+    }
+    if (limits.visits == 0 && limits.nodes == 0 && limits.time_ms == 0) {
+      return absl::InvalidArgumentError(
+          "player mcts: give visits=N, nodes=N or movetime=MS");
+    }
+    absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+        LoadNet(kind, options, load_net);
+    if (!evaluator.ok()) return evaluator.status();
+    return std::make_shared<MctsFactory>(name, *std::move(evaluator), params,
+                                         limits);
+  }
+
+  return absl::InvalidArgumentError(
+      Cat("unknown player kind '", kind,
+          "' (known: random, alphabeta, policy, mcts)"));
+}
+
+}  // namespace volkhv::selfplay

@@ -1,0 +1,49 @@
+// Player specifications as `volkhv match --player` takes them
+// ("alphabeta:depth=3", "mcts:net=gen7.net,visits=200") and the factories
+// that make a fresh player per game from them.
+#ifndef VOLKHV_SELFPLAY_PLAYER_SPEC_H_
+#define VOLKHV_SELFPLAY_PLAYER_SPEC_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "engine/game/game.h"
+#include "engine/search/players.h"
+#include "nn/evaluator.h"
+
+namespace volkhv::selfplay {
+
+// Makes players of one kind, one per game. Thread-safe; players it makes
+// share its evaluator (if any) and heuristic.
+class PlayerFactory {
+ public:
+  virtual ~PlayerFactory() = default;
+  // The label in result tables and game files: the spec as given, or its
+  // name=... value.
+  virtual const std::string& Name() const = 0;
+  // A fresh player for one game; `seed` differs from game to game.
+  virtual std::unique_ptr<search::Player> Make(uint64_t seed) const = 0;
+};
+
+// Loads a network file as a shared evaluator for the match's game (the CLI
+// passes one that builds a LibTorch backend and a batching evaluator, and
+// loads each file once).
+using NetLoader = std::function<absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
+    const std::string& path)>;
+
+// The help text of the spec syntax (one line per kind, indented).
+std::string PlayerSpecHelp();
+
+// Parses `KIND[:KEY=VALUE,...]`; errors name the key or value at fault.
+// net=random needs no loader (uniform priors, even value); any other net
+// goes through `load_net`.
+absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
+    std::string_view spec, const Game& game, const NetLoader& load_net);
+
+}  // namespace volkhv::selfplay
+
+#endif  // VOLKHV_SELFPLAY_PLAYER_SPEC_H_
