@@ -19,6 +19,7 @@ target_compile_options(volkhv_proto PRIVATE -Wno-unused-parameter)
 
 add_library(volkhv_nn_weights STATIC
   nn/checked_file.cc
+  nn/text_proto.cc
   nn/weights_file.cc
 )
 target_link_libraries(volkhv_nn_weights PUBLIC volkhv_nn_core volkhv_proto)

@@ -15,6 +15,7 @@
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "nn/checked_file.h"
+#include "nn/text_proto.h"
 
 namespace volkhv::nn {
 namespace {
@@ -128,24 +129,6 @@ absl::Status ValidateHeader(const proto::NetworkFile& file) {
   }
   return ValidateArchitecture(file.architecture(), /*require_geometry=*/true);
 }
-
-// Collects the first error of the text-format parser.
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (error_.empty()) {
-      line_ = line;
-      error_ = Cat(line + 1, ":", column + 1, ": ", message);
-    }
-  }
-  const std::string& error() const { return error_; }
-  int line() const { return line_; }
-
- private:
-  std::string error_;
-  int line_ = -1;
-};
 
 }  // namespace
 
@@ -460,24 +443,9 @@ void SetGeometry(const Encoder& encoder, proto::Architecture* arch) {
 
 absl::StatusOr<proto::NetworkConfig> ParseNetworkConfig(
     std::string_view text, std::string_view source_name) {
-  google::protobuf::TextFormat::Parser parser;
-  FirstErrorCollector errors;
-  parser.RecordErrorsTo(&errors);
-  parser.AllowUnknownField(false);
   proto::NetworkConfig config;
-  const std::string input(text);
-  if (!parser.ParseFromString(input, &config)) {
-    std::string message = Cat(source_name, ":", errors.error());
-    // Quote the offending line so that the key is named even when the
-    // parser's message only names the value.
-    if (errors.line() >= 0) {
-      std::vector<std::string_view> lines = Split(input, "\n", false);
-      if (errors.line() < static_cast<int>(lines.size())) {
-        const std::string_view line = Trim(lines[errors.line()]);
-        if (!line.empty()) Append(&message, " (in '", line, "')");
-      }
-    }
-    return absl::InvalidArgumentError(message);
+  if (absl::Status s = MergeTextProto(text, source_name, &config); !s.ok()) {
+    return s;
   }
   if (absl::Status s = ValidateArchitecture(config.architecture(),
                                             /*require_geometry=*/false);
@@ -495,14 +463,9 @@ absl::StatusOr<proto::NetworkConfig> ParseNetworkConfig(
 
 absl::StatusOr<proto::NetworkConfig> ReadNetworkConfig(
     const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        Cat(path, ": cannot open: ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return ParseNetworkConfig(buffer.str(), path);
+  absl::StatusOr<std::string> text = ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  return ParseNetworkConfig(*text, path);
 }
 
 std::string UtcTimestamp() {
