@@ -79,46 +79,18 @@ int NetInit(const std::vector<std::string>& args) {
     seed = *given;
   }
 
-  nn::EncoderOptions encoder_options;
-  if (config->has_stack_layers()) {
-    encoder_options.stack_layers = config->stack_layers();
-  }
-  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-      nn::MakeEncoder((*game)->Info(), encoder_options);
-  if (!encoder.ok()) {
-    return Fail("net init", encoder.status(), kExitInvalidInput);
-  }
-
-  proto::NetworkFile header;
-  header.set_format_version(nn::kNetworkFileFormatVersion);
-  header.set_game((*game)->Info().name);
-  if (cl->Given("prince-max-steps")) {
-    header.set_variant(Cat("prince_max_steps=", cl->Get("prince-max-steps")));
-  }
-  header.set_input_format_version((*encoder)->FormatVersion());
-  header.mutable_encoder()->set_stack_layers(encoder_options.stack_layers);
-  // Every tower field explicit, so that the file says what it is.
-  const proto::Architecture& given = config->architecture();
-  proto::Architecture* arch = header.mutable_architecture();
-  arch->set_blocks(given.blocks());
-  arch->set_filters(given.filters());
-  arch->set_se_ratio(given.se_ratio());
-  arch->set_policy_head_filters(nn::PolicyHeadFilters(given));
-  arch->set_value_head_filters(given.value_head_filters());
-  arch->set_value_hidden(given.value_hidden());
-  nn::SetGeometry(**encoder, arch);
-  proto::Provenance* provenance = header.mutable_provenance();
-  provenance->set_generation(0);
-  provenance->set_training_steps(0);
-  provenance->set_training_positions(0);
-  provenance->set_created(nn::UtcTimestamp());
-  provenance->set_seed(seed);
-  provenance->set_tool("volkhv net init");
-  provenance->set_note(
+  absl::StatusOr<proto::NetworkFile> header = nn::NewNetworkHeader(
+      (*game)->Info(),
+      cl->Given("prince-max-steps")
+          ? Cat("prince_max_steps=", cl->Get("prince-max-steps"))
+          : "",
+      *config, seed, "volkhv net init",
       Cat("random initialisation, config ", cl->Get("config")));
+  if (!header.ok()) return Fail("net init", header.status(), kExitInvalidInput);
+  const proto::Architecture* arch = &header->architecture();
 
   absl::StatusOr<nn::NetworkWeights> weights =
-      nn::RandomNetworkWeights(header, seed);
+      nn::RandomNetworkWeights(*header, seed);
   if (!weights.ok()) {
     return Fail("net init", weights.status(), kExitInvalidInput);
   }
@@ -128,7 +100,7 @@ int NetInit(const std::vector<std::string>& args) {
   }
   std::cout << absl::StrFormat(
       "wrote %s: %s, %s; %d parameters, %s per position, seed %d\n", out,
-      header.game(), nn::ArchitectureSummary(*arch), nn::ParameterCount(*arch),
+      header->game(), nn::ArchitectureSummary(*arch), nn::ParameterCount(*arch),
       HumanFlops(static_cast<double>(nn::FlopsPerPosition(*arch))), seed);
   return kExitOk;
 }

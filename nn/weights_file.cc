@@ -477,4 +477,46 @@ std::string UtcTimestamp() {
   return buffer;
 }
 
+absl::StatusOr<proto::NetworkFile> NewNetworkHeader(
+    const GameInfo& game, std::string_view variant,
+    const proto::NetworkConfig& config, uint64_t seed, std::string_view tool,
+    std::string_view note) {
+  EncoderOptions encoder_options;
+  if (config.has_stack_layers()) {
+    encoder_options.stack_layers = config.stack_layers();
+  }
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder(game, encoder_options);
+  if (!encoder.ok()) return encoder.status();
+  proto::NetworkFile header;
+  header.set_format_version(kNetworkFileFormatVersion);
+  header.set_game(game.name);
+  if (!variant.empty()) header.set_variant(std::string(variant));
+  header.set_input_format_version((*encoder)->FormatVersion());
+  header.mutable_encoder()->set_stack_layers(encoder_options.stack_layers);
+  // Every tower field explicit, so that the file says what it is.
+  const proto::Architecture& given = config.architecture();
+  proto::Architecture* arch = header.mutable_architecture();
+  arch->set_blocks(given.blocks());
+  arch->set_filters(given.filters());
+  arch->set_se_ratio(given.se_ratio());
+  arch->set_policy_head_filters(PolicyHeadFilters(given));
+  arch->set_value_head_filters(given.value_head_filters());
+  arch->set_value_hidden(given.value_hidden());
+  SetGeometry(**encoder, arch);
+  if (absl::Status s = ValidateArchitecture(*arch, /*require_geometry=*/true);
+      !s.ok()) {
+    return s;
+  }
+  proto::Provenance* provenance = header.mutable_provenance();
+  provenance->set_generation(0);
+  provenance->set_training_steps(0);
+  provenance->set_training_positions(0);
+  provenance->set_created(UtcTimestamp());
+  provenance->set_seed(seed);
+  provenance->set_tool(std::string(tool));
+  provenance->set_note(std::string(note));
+  return header;
+}
+
 }  // namespace volkhv::nn

@@ -130,6 +130,16 @@ absl::Status CheckNetworkFits(const NetworkWeights& weights,
 // Fills the geometry of `arch` from an encoder.
 void SetGeometry(const Encoder& encoder, proto::Architecture* arch);
 
+// The header of a generation-0 net of `config` for a game: game, variant
+// (e.g. "prince_max_steps=3"; "" for the standard rules), input format and
+// encoder settings, every architecture field explicit, provenance
+// (generation 0, seed, tool, note, creation time). Errors: an invalid
+// config or game. Thread-safe.
+absl::StatusOr<proto::NetworkFile> NewNetworkHeader(
+    const GameInfo& game, std::string_view variant,
+    const proto::NetworkConfig& config, uint64_t seed, std::string_view tool,
+    std::string_view note);
+
 // Text-format NetworkConfig (configs/net-*.textproto). Unknown fields, syntax
 // errors and out-of-range values are errors naming the field (and line).
 absl::StatusOr<proto::NetworkConfig> ParseNetworkConfig(
