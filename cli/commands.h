@@ -26,6 +26,12 @@ int RunPlay(const std::vector<std::string>& args);
 int RunAnalyze(const std::vector<std::string>& args);
 // `volkhv match ...` (cli/match_command.cc).
 int RunMatch(const std::vector<std::string>& args);
+// `volkhv selfplay ...` (cli/selfplay_command.cc).
+int RunSelfplay(const std::vector<std::string>& args);
+// `volkhv train ...` (cli/train_command.cc).
+int RunTrain(const std::vector<std::string>& args);
+// `volkhv loop ...` (cli/loop_command.cc).
+int RunLoop(const std::vector<std::string>& args);
 // `volkhv records show|stats ...` (cli/records_commands.cc).
 int RunRecords(const std::vector<std::string>& args);
 

@@ -19,6 +19,9 @@ constexpr char kUsage[] =
     "  analysis   JSON analysis engine: one query per line on stdin\n"
     "  play       play a game against the engine in the terminal\n"
     "  analyze    top candidates for a position or every position of a game\n"
+    "  loop       the training loop: self-play, train, evaluate, repeat\n"
+    "  selfplay   generate self-play game records\n"
+    "  train      train a network on game records\n"
     "  match      play players against each other: Elo, SPRT, game files\n"
     "  net        network files: init, describe\n"
     "  records    game record files: show, stats\n"
@@ -40,6 +43,9 @@ int main(int argc, char** argv) {
   if (command == "demo") return RunDemo(args);
   if (command == "bench") return RunBench(args);
   if (command == "net") return RunNet(args);
+  if (command == "loop") return RunLoop(args);
+  if (command == "selfplay") return RunSelfplay(args);
+  if (command == "train") return RunTrain(args);
   if (command == "match") return RunMatch(args);
   if (command == "engine") return RunEngine(args);
   if (command == "analysis") return RunAnalysis(args);

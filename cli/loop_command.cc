@@ -1,0 +1,122 @@
+// `volkhv loop --config FILE --dir RUN`: the generation loop.
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "cli/commands.h"
+#include "cli/evaluator_setup.h"
+#include "cli/game_setup.h"
+#include "engine/game/strings.h"
+#include "engine/games/games.h"
+#include "nn/weights_file.h"
+#include "training/loop.h"
+
+namespace volkhv::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnSignal(int) { g_stop = true; }
+
+}  // namespace
+
+int RunLoop(const std::vector<std::string>& args) {
+  const std::vector<OptionSpec> specs = {
+      {"config", "FILE", "",
+       "loop config (configs/*.textproto); not needed to continue a run"},
+      {"dir", "RUN", "", "run directory (created; continued when it exists)"},
+      {"help", "", "", "print this help"},
+  };
+  int code = 0;
+  std::optional<CommandLine> cl = ParseOrExit(
+      "loop", "volkhv loop --config FILE --dir RUN", args, specs, 0, &code);
+  if (!cl) return code;
+  if (cl->Get("dir").empty()) {
+    return Fail("loop", absl::InvalidArgumentError("--dir is required"),
+                kExitUsage);
+  }
+  training::LoopOptions options;
+  options.run_dir = cl->Get("dir");
+  if (!cl->Get("config").empty()) {
+    absl::StatusOr<proto::LoopConfig> config =
+        training::ReadLoopConfig(cl->Get("config"));
+    if (!config.ok()) return Fail("loop", config.status(), kExitInvalidInput);
+    options.config = *std::move(config);
+  }
+  // The evaluator settings and game come from the config in effect, which
+  // RunLoop resolves; read them here the same way for the loader.
+  proto::LoopConfig effective;
+  if (options.config.has_value()) {
+    effective = *options.config;
+  } else {
+    absl::StatusOr<proto::LoopConfig> stored =
+        training::ReadLoopConfig(options.run_dir + "/config.textproto");
+    if (!stored.ok()) {
+      return Fail("loop",
+                  absl::InvalidArgumentError(
+                      Cat(options.run_dir,
+                          " has no readable config.textproto: give --config (",
+                          stored.status().message(), ")")),
+                  kExitUsage);
+    }
+    effective = *stored;
+  }
+  GameOptions game_options;
+  if (effective.prince_max_steps() > 0) {
+    game_options["prince_max_steps"] = effective.prince_max_steps();
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGame(effective.game(), game_options);
+  if (!game.ok()) return Fail("loop", game.status(), kExitInvalidInput);
+  EvaluatorSettings settings;
+  settings.backend = effective.evaluator().backend();
+  settings.device = effective.evaluator().device();
+  settings.threads = effective.evaluator().threads();
+  settings.max_batch = effective.evaluator().max_batch();
+  settings.max_wait_us = effective.evaluator().max_wait_us();
+  settings.cache_entries = effective.evaluator().cache_entries();
+  // A net is loaded once and shared by self-play and the matches; only the
+  // few most recent stay loaded (a generation uses at most three).
+  std::mutex mutex;
+  std::vector<std::pair<std::string, std::shared_ptr<nn::Evaluator>>> loaded;
+  options.load_net = [&](const std::string& path)
+      -> absl::StatusOr<std::shared_ptr<nn::Evaluator>> {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = loaded.begin(); it != loaded.end(); ++it) {
+      if (it->first != path) continue;
+      std::shared_ptr<nn::Evaluator> found = it->second;
+      loaded.erase(it);
+      loaded.emplace_back(path, found);
+      return found;
+    }
+    EvaluatorSettings s = settings;
+    s.net = path;
+    absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
+        MakeEvaluator(s, **game);
+    if (!evaluator.ok()) return evaluator.status();
+    std::shared_ptr<nn::Evaluator> shared = *std::move(evaluator);
+    loaded.emplace_back(path, shared);
+    if (loaded.size() > 3) loaded.erase(loaded.begin());
+    return shared;
+  };
+  options.log = [](const std::string& line) {
+    std::cerr << "[" << nn::UtcTimestamp() << "] " << line << std::endl;
+  };
+  options.stop = &g_stop;
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  const absl::Status status = training::RunLoop(options);
+  if (!status.ok()) return Fail("loop", status, kExitInvalidInput);
+  if (g_stop) {
+    std::cerr << "volkhv loop: stopped; run the same command to continue\n";
+    return 130;
+  }
+  std::cerr << "volkhv loop: done; see " << options.run_dir
+            << "/metrics.csv and " << options.run_dir << "/report.html\n";
+  return kExitOk;
+}
+
+}  // namespace volkhv::cli

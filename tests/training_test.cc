@@ -1,0 +1,1067 @@
+// The trainer: configuration parsing, the replay window, the learning-rate
+// schedule, Tavlei's symmetries, the dataset (targets, damaged files), the
+// prefetcher, and training itself on tiny nets: the loss decreases, a
+// checkpoint resumes exactly, and the exported net loads and evaluates.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/game/strings.h"
+#include "engine/games/games.h"
+#include "gtest/gtest.h"
+#include "nn/checked_file.h"
+#include "nn/encoder.h"
+#include "nn/tavlei_policy_map.h"
+#include "nn/torch_backend.h"
+#include "nn/torch_weights.h"
+#include "nn/weights_file.h"
+#include "selfplay/record_io.h"
+#include "training/dataset.h"
+#include "training/prefetcher.h"
+#include "training/symmetry.h"
+#include "training/trainer.h"
+#include "training/training_config.h"
+
+namespace volkhv::training {
+namespace {
+
+::testing::AssertionResult Contains(const std::string& haystack,
+                                    const std::string& needle) {
+  if (haystack.find(needle) != std::string::npos) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "'" << needle << "' not in: " << haystack;
+}
+
+// A fresh directory for one test, removed at the end.
+struct TestDir {
+  explicit TestDir(const std::string& name)
+      : path(
+            Cat(::testing::TempDir(), "/training_test_", getpid(), "_", name)) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TestDir() { std::filesystem::remove_all(path); }
+  const std::string path;
+};
+
+std::unique_ptr<Game> NewGame(const std::string& name) {
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
+  EXPECT_TRUE(game.ok()) << game.status();
+  return *std::move(game);
+}
+
+std::unique_ptr<nn::Encoder> EncoderFor(const Game& game) {
+  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
+      nn::MakeEncoder(game.Info(), nn::EncoderOptions{});
+  EXPECT_TRUE(encoder.ok()) << encoder.status();
+  return *std::move(encoder);
+}
+
+// Writes a tiny random net (2 blocks x 16 filters) for `game_name`.
+std::string WriteTinyNet(const std::string& dir, const std::string& game_name,
+                         int generation = 0) {
+  std::unique_ptr<Game> game = NewGame(game_name);
+  std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+  proto::NetworkFile h;
+  h.set_format_version(nn::kNetworkFileFormatVersion);
+  h.set_game(game_name);
+  h.set_input_format_version(encoder->FormatVersion());
+  h.mutable_encoder()->set_stack_layers(nn::EncoderOptions{}.stack_layers);
+  proto::Architecture* a = h.mutable_architecture();
+  a->set_blocks(2);
+  a->set_filters(16);
+  a->set_se_ratio(4);
+  a->set_policy_head_filters(16);
+  a->set_value_head_filters(4);
+  a->set_value_hidden(32);
+  nn::SetGeometry(*encoder, a);
+  h.mutable_provenance()->set_generation(generation);
+  h.mutable_provenance()->set_training_steps(0);
+  h.mutable_provenance()->set_training_positions(0);
+  absl::StatusOr<nn::NetworkWeights> w = nn::RandomNetworkWeights(h, 7);
+  EXPECT_TRUE(w.ok()) << w.status();
+  const std::string path = Cat(dir, "/net-", game_name, ".net");
+  EXPECT_TRUE(nn::WriteNetworkWeights(*w, path).ok());
+  return path;
+}
+
+struct SyntheticOptions {
+  int games = 8;
+  int max_plies = 30;
+  uint32_t seed = 1;
+  proto::GameRecord::Winner winner = proto::GameRecord::FIRST_PLAYER;
+  std::string tag = "synthetic";  // GameRecord.created prefix
+  bool cheap_odd_plies = false;   // odd plies: full_search = false
+};
+
+// Random games whose visit distributions always prefer the first legal move
+// (90 visits; 10 for the second), with a fixed result.
+std::vector<proto::GameRecord> SyntheticGames(const std::string& game_name,
+                                              const SyntheticOptions& o) {
+  std::unique_ptr<Game> game = NewGame(game_name);
+  std::mt19937 rng(o.seed);
+  std::vector<proto::GameRecord> games;
+  for (int g = 0; g < o.games; ++g) {
+    proto::GameRecord record;
+    record.set_game(game_name);
+    record.set_winner(o.winner);
+    record.set_created(Cat(o.tag, "-", g));
+    std::unique_ptr<GameState> state = game->NewInitialState();
+    MoveList legal;
+    for (int p = 0; p < o.max_plies && !state->Result().IsOver(); ++p) {
+      state->LegalMoves(&legal);
+      if (legal.empty()) break;
+      proto::PlyRecord* ply = record.add_plies();
+      const Move move = legal[rng() % legal.size()];
+      ply->set_move(selfplay::PackMove(move));
+      ply->set_move_text(state->MoveText(move));
+      proto::MoveVisits* v = ply->add_visits();
+      v->set_move(selfplay::PackMove(legal[0]));
+      v->set_visits(90);
+      if (legal.size() > 1) {
+        v = ply->add_visits();
+        v->set_move(selfplay::PackMove(legal[1]));
+        v->set_visits(10);
+      }
+      ply->set_full_search(!(o.cheap_odd_plies && p % 2 == 1));
+      state->Play(move);
+    }
+    games.push_back(std::move(record));
+  }
+  return games;
+}
+
+void WriteRecords(const std::string& path,
+                  const std::vector<proto::GameRecord>& games) {
+  absl::Status s = selfplay::WriteGameRecords(path, games);
+  ASSERT_TRUE(s.ok()) << s;
+}
+
+int64_t CountTrainingPlies(const std::vector<proto::GameRecord>& games) {
+  int64_t n = 0;
+  for (const proto::GameRecord& g : games) {
+    for (const proto::PlyRecord& p : g.plies()) n += IsTrainingPly(p);
+  }
+  return n;
+}
+
+// A configuration for tiny tests: every position in the window, small
+// batches, no periodic validation.
+proto::TrainingConfig TinyConfig() {
+  proto::TrainingConfig c;
+  c.set_batch_size(16);
+  c.set_steps(6);
+  c.set_learning_rate(0.05f);
+  c.set_window_min_positions(1000000);
+  c.set_validation_fraction(0.1f);
+  c.set_validation_positions(64);
+  c.set_validation_interval(0);
+  c.set_checkpoint_interval(2);
+  c.set_log_interval(1);
+  c.set_loader_threads(2);
+  c.set_prefetch_batches(2);
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+// Configuration.
+
+TEST(TrainingConfigTest, DefaultsAreValid) {
+  EXPECT_TRUE(ValidateTrainingConfig(proto::TrainingConfig()).ok());
+  absl::StatusOr<proto::TrainingConfig> c = ParseTrainingConfig(
+      "batch_size: 64\noptimizer: ADAMW\nlr_schedule: COSINE\n"
+      "warmup_steps: 10  # comment\n",
+      "test.textproto");
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->batch_size(), 64);
+  EXPECT_EQ(c->optimizer(), proto::TrainingConfig::ADAMW);
+  EXPECT_EQ(c->steps(), 1000);  // default kept
+}
+
+TEST(TrainingConfigTest, RejectsUnknownKeysAndBadValuesNamingTheKey) {
+  const struct {
+    const char* text;
+    const char* key;
+  } cases[] = {
+      {"batch_sise: 3", "batch_sise"},
+      {"batch_size: 0", "batch_size"},
+      {"batch_size: many", "batch_size"},
+      {"learning_rate: -1", "learning_rate"},
+      {"optimizer: ADAM", "optimizer"},
+      {"momentum: 1", "momentum"},
+      {"window_min_positions: 10\nwindow_max_positions: 5",
+       "window_max_positions"},
+      {"window_exponent: 0", "window_exponent"},
+      {"validation_fraction: 0.9", "validation_fraction"},
+      {"policy_loss_weight: 0\nvalue_loss_weight: 0", "value_loss_weight"},
+      {"loader_threads: 0", "loader_threads"},
+  };
+  for (const auto& c : cases) {
+    absl::StatusOr<proto::TrainingConfig> config =
+        ParseTrainingConfig(c.text, "bad.textproto");
+    ASSERT_FALSE(config.ok()) << c.text;
+    EXPECT_TRUE(Contains(std::string(config.status().message()), c.key));
+    EXPECT_TRUE(
+        Contains(std::string(config.status().message()), "bad.textproto"));
+  }
+}
+
+TEST(TrainingConfigTest, ReplayWindowFormula) {
+  const proto::TrainingConfig d;  // 250k min, 5M max, 16 * N^0.75
+  EXPECT_EQ(ReplayWindowSize(d, 0), 0);
+  EXPECT_EQ(ReplayWindowSize(d, 1000), 1000);      // all, below the minimum
+  EXPECT_EQ(ReplayWindowSize(d, 250000), 250000);  // all
+  EXPECT_EQ(ReplayWindowSize(d, 300000), 250000);  // the minimum
+  EXPECT_EQ(ReplayWindowSize(d, 1000000),
+            static_cast<int64_t>(16 * std::pow(1e6, 0.75)));  // 505964
+  EXPECT_EQ(ReplayWindowSize(d, 10000000),
+            static_cast<int64_t>(16 * std::pow(1e7, 0.75)));
+  EXPECT_EQ(ReplayWindowSize(d, 100000000), 5000000);  // the cap
+
+  proto::TrainingConfig c;
+  c.set_window_min_positions(10);
+  c.set_window_max_positions(100);
+  c.set_window_scale(2);
+  c.set_window_exponent(0.5);
+  EXPECT_EQ(ReplayWindowSize(c, 5), 5);
+  EXPECT_EQ(ReplayWindowSize(c, 20), 10);  // 2 * sqrt(20) = 8.9 -> 10
+  EXPECT_EQ(ReplayWindowSize(c, 50), 14);  // 2 * sqrt(50) = 14.1
+  EXPECT_EQ(ReplayWindowSize(c, 10000), 100);
+}
+
+TEST(TrainingConfigTest, LearningRateSchedules) {
+  proto::TrainingConfig c;
+  c.set_learning_rate(0.1f);
+  EXPECT_NEAR(LearningRate(c, 12345), 0.1, 1e-7);
+  c.set_warmup_steps(10);
+  EXPECT_NEAR(LearningRate(c, 0), 0.01, 1e-7);
+  EXPECT_NEAR(LearningRate(c, 4), 0.05, 1e-7);
+  EXPECT_NEAR(LearningRate(c, 10), 0.1, 1e-7);
+  c.set_lr_schedule(proto::TrainingConfig::STEP);
+  c.set_lr_step_interval(100);
+  c.set_lr_step_factor(0.5f);
+  EXPECT_NEAR(LearningRate(c, 109), 0.1, 1e-7);
+  EXPECT_NEAR(LearningRate(c, 110), 0.05, 1e-7);
+  EXPECT_NEAR(LearningRate(c, 310), 0.0125, 1e-7);
+  c.set_lr_schedule(proto::TrainingConfig::COSINE);
+  c.set_lr_decay_steps(100);
+  c.set_lr_min_fraction(0.1f);
+  EXPECT_NEAR(LearningRate(c, 10), 0.1, 1e-7);
+  EXPECT_NEAR(LearningRate(c, 60), 0.055, 1e-7);  // half-way
+  EXPECT_NEAR(LearningRate(c, 110), 0.01, 1e-7);
+  EXPECT_NEAR(LearningRate(c, 5000), 0.01, 1e-7);
+}
+
+// ---------------------------------------------------------------------------
+// Symmetries.
+
+// The Tavlei position text with the board moved by `sym`.
+std::string TransformTavleiText(const std::string& text, int width,
+                                const Symmetries& symmetries, int sym) {
+  const size_t space = text.find(' ');
+  std::vector<char> board(width * width, '.');
+  int rank = width - 1, file = 0;
+  for (size_t i = 0; i < space; ++i) {
+    const char c = text[i];
+    if (c == '/') {
+      --rank;
+      file = 0;
+    } else if (c >= '0' && c <= '9') {
+      int run = c - '0';
+      while (i + 1 < space && text[i + 1] >= '0' && text[i + 1] <= '9') {
+        run = run * 10 + (text[++i] - '0');
+      }
+      file += run;
+    } else {
+      board[symmetries.MapSquare(sym, rank * width + file)] = c;
+      ++file;
+    }
+  }
+  std::string out;
+  for (int r = width - 1; r >= 0; --r) {
+    int run = 0;
+    for (int f = 0; f < width; ++f) {
+      const char c = board[r * width + f];
+      if (c == '.') {
+        ++run;
+        continue;
+      }
+      if (run > 0) out += std::to_string(run);
+      run = 0;
+      out += c;
+    }
+    if (run > 0) out += std::to_string(run);
+    if (r > 0) out += '/';
+  }
+  return out + text.substr(space);
+}
+
+TEST(SymmetryTest, TavreliHasOnlyTheIdentity) {
+  std::unique_ptr<Game> game = NewGame("tavreli");
+  std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+  absl::StatusOr<std::unique_ptr<Symmetries>> s =
+      Symmetries::ForGame(game->Info(), *encoder);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->count(), 1);
+}
+
+// For random Tavlei positions and each of the 8 symmetries: the rules are
+// invariant (the transformed position's legal moves are the transformed
+// moves), the planes of the transformed position are the transformed
+// planes, and a move's policy index maps to the transformed move's index.
+// Each symmetry is a bijection on the policy indices of moves, and the 8
+// form a group.
+TEST(SymmetryTest, TavleiPlanesAndPolicyAreConsistent) {
+  for (const std::string name : {"tavlei9", "tavlei11"}) {
+    SCOPED_TRACE(name);
+    std::unique_ptr<Game> game = NewGame(name);
+    std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+    absl::StatusOr<std::unique_ptr<Symmetries>> made =
+        Symmetries::ForGame(game->Info(), *encoder);
+    ASSERT_TRUE(made.ok()) << made.status();
+    const Symmetries& sym = **made;
+    ASSERT_EQ(sym.count(), 8);
+    const int width = game->Info().board_width;
+    const int squares = width * width;
+    const int size = encoder->Shape().Size();
+
+    // Square maps: distinct bijections, closed under composition.
+    std::set<std::vector<int>> maps;
+    for (int s = 0; s < 8; ++s) {
+      std::vector<int> map(squares);
+      std::set<int> image;
+      for (int sq = 0; sq < squares; ++sq) {
+        map[sq] = sym.MapSquare(s, sq);
+        image.insert(map[sq]);
+      }
+      EXPECT_EQ(static_cast<int>(image.size()), squares);
+      maps.insert(map);
+    }
+    EXPECT_EQ(maps.size(), 8u);
+    for (int a = 0; a < 8; ++a) {
+      for (int b = 0; b < 8; ++b) {
+        std::vector<int> composed(squares);
+        for (int sq = 0; sq < squares; ++sq) {
+          composed[sq] = sym.MapSquare(a, sym.MapSquare(b, sq));
+        }
+        EXPECT_TRUE(maps.count(composed)) << a << " after " << b;
+      }
+    }
+
+    // Policy maps: bijections of the move indices.
+    for (int s = 0; s < 8; ++s) {
+      std::set<int> image;
+      int valid = 0;
+      for (int index = 0; index < encoder->PolicySize(); ++index) {
+        int from, to;
+        const bool is_move =
+            nn::DecodeTavleiPolicyIndex(index, width, &from, &to);
+        const int mapped = sym.MapPolicyIndex(s, index);
+        if (!is_move) {
+          if (s > 0) {
+            EXPECT_EQ(mapped, -1);
+          }
+          continue;
+        }
+        ++valid;
+        ASSERT_GE(mapped, 0);
+        int mfrom, mto;
+        ASSERT_TRUE(nn::DecodeTavleiPolicyIndex(mapped, width, &mfrom, &mto));
+        EXPECT_EQ(mfrom, sym.MapSquare(s, from));
+        EXPECT_EQ(mto, sym.MapSquare(s, to));
+        image.insert(mapped);
+      }
+      EXPECT_EQ(static_cast<int>(image.size()), valid);
+    }
+
+    // Positions.
+    std::mt19937 rng(5);
+    std::unique_ptr<GameState> state = game->NewInitialState();
+    MoveList legal, transformed_legal;
+    std::vector<float> planes(size), moved(size), expected(size);
+    int positions = 0;
+    for (int ply = 0; ply < 60 && positions < 25; ++ply) {
+      if (state->Result().IsOver()) {
+        state = game->NewInitialState();
+        continue;
+      }
+      state->LegalMoves(&legal);
+      encoder->Encode(*state, planes.data());
+      for (int s = 0; s < 8; ++s) {
+        SCOPED_TRACE(Cat("ply ", ply, " symmetry ", s));
+        const std::string text =
+            TransformTavleiText(state->PositionText(), width, sym, s);
+        absl::StatusOr<std::unique_ptr<GameState>> t =
+            game->NewStateFromText(text);
+        ASSERT_TRUE(t.ok()) << t.status() << " " << text;
+        // Rules invariance.
+        (*t)->LegalMoves(&transformed_legal);
+        std::set<uint32_t> want, got;
+        for (Move m : legal) {
+          want.insert(MakeMove(sym.MapSquare(s, m.from), sym.MapSquare(s, m.to),
+                               m.count)
+                          .Packed());
+        }
+        for (Move m : transformed_legal) got.insert(m.Packed());
+        EXPECT_EQ(want, got);
+        // Planes.
+        sym.TransformPlanes(s, planes.data(), moved.data());
+        encoder->Encode(**t, expected.data());
+        EXPECT_EQ(moved, expected);
+        // Policy indices; distinct for distinct moves.
+        std::set<int> indices;
+        for (Move m : legal) {
+          const Move tm = MakeMove(sym.MapSquare(s, m.from),
+                                   sym.MapSquare(s, m.to), m.count);
+          const int mapped =
+              sym.MapPolicyIndex(s, encoder->PolicyIndex(*state, m));
+          EXPECT_EQ(mapped, encoder->PolicyIndex(**t, tm));
+          indices.insert(mapped);
+        }
+        EXPECT_EQ(static_cast<int>(indices.size()), legal.size());
+      }
+      ++positions;
+      state->Play(legal[rng() % legal.size()]);
+    }
+    EXPECT_GE(positions, 20);
+  }
+}
+
+// A batch built with a symmetry holds the transformed planes and the
+// policy target at the mapped indices.
+TEST(SymmetryTest, AugmentedSamplesMatchTheTransform) {
+  const TestDir test_dir("augmented");
+  const std::string& dir = test_dir.path;
+  WriteRecords(dir + "/a.vrec", SyntheticGames("tavlei11", {.games = 3}));
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei11";
+  options.config.set_validation_fraction(0);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+  ASSERT_TRUE(data.ok()) << data.status();
+  const Dataset& d = **data;
+  ASSERT_GT(d.train().size(), 10u);
+  const int size = d.encoder().Shape().Size();
+  for (int i = 0; i < 10; ++i) {
+    const PositionRef ref = d.train()[i * 3 % d.train().size()];
+    std::vector<Sample> samples;
+    for (int s = 0; s < 8; ++s) samples.push_back({ref, s});
+    Batch batch;
+    ASSERT_TRUE(d.BuildBatch(samples, &batch).ok());
+    std::vector<float> moved(size);
+    for (int s = 1; s < 8; ++s) {
+      d.symmetries().TransformPlanes(s, batch.planes.data(), moved.data());
+      EXPECT_TRUE(std::equal(moved.begin(), moved.end(),
+                             batch.planes.begin() + s * size));
+      std::map<int64_t, float> want, got;
+      for (int k = 0; k < batch.target_count[0]; ++k) {
+        want[d.symmetries().MapPolicyIndex(s, batch.policy_index[k])] =
+            batch.policy_prob[k];
+      }
+      for (int k = 0; k < batch.target_count[s]; ++k) {
+        got[batch.policy_index[s * kTargetStride + k]] =
+            batch.policy_prob[s * kTargetStride + k];
+      }
+      EXPECT_EQ(want, got);
+      EXPECT_EQ(batch.best_index[s],
+                d.symmetries().MapPolicyIndex(s, batch.best_index[0]));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Dataset.
+
+TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
+  const TestDir test_dir("targets");
+  const std::string& dir = test_dir.path;
+  std::vector<proto::GameRecord> games = SyntheticGames(
+      "tavreli", {.games = 2, .max_plies = 12, .cheap_odd_plies = true});
+  games[1].set_winner(proto::GameRecord::DRAW);
+  // Undecided and other-game games are skipped.
+  std::vector<proto::GameRecord> other =
+      SyntheticGames("tavlei9", {.games = 1, .max_plies = 4});
+  std::vector<proto::GameRecord> undecided =
+      SyntheticGames("tavreli", {.games = 1, .max_plies = 4, .tag = "u"});
+  undecided[0].set_winner(proto::GameRecord::UNDECIDED);
+  games.push_back(other[0]);
+  games.push_back(undecided[0]);
+  WriteRecords(dir + "/a.vrec", games);
+
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavreli";
+  options.config.set_validation_fraction(0);
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::unique_ptr<Dataset>> data = Dataset::Load(
+      options, [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_TRUE(data.ok()) << data.status();
+  const Dataset& d = **data;
+  EXPECT_EQ(d.stats().games_other, 1);
+  EXPECT_EQ(d.stats().games_undecided, 1);
+  EXPECT_EQ(warnings.size(), 2u);
+  // Only the full searches (even plies) of the two decided games.
+  EXPECT_EQ(d.stats().total_positions, 12);
+  ASSERT_EQ(d.train().size(), 12u);
+  std::vector<Sample> samples;
+  for (const PositionRef& ref : d.train()) {
+    EXPECT_EQ(ref.ply % 2, 0u);
+    samples.push_back({ref, 0});
+  }
+  Batch batch;
+  ASSERT_TRUE(d.BuildBatch(samples, &batch).ok());
+  for (int row = 0; row < batch.size; ++row) {
+    const PositionRef ref = samples[row].ref;
+    absl::StatusOr<std::unique_ptr<GameState>> state = d.StateAt(ref);
+    ASSERT_TRUE(state.ok());
+    MoveList legal;
+    (*state)->LegalMoves(&legal);
+    ASSERT_GE(legal.size(), 2);
+    ASSERT_EQ(batch.target_count[row], 2);
+    std::map<int64_t, float> got;
+    for (int k = 0; k < 2; ++k) {
+      got[batch.policy_index[row * kTargetStride + k]] =
+          batch.policy_prob[row * kTargetStride + k];
+    }
+    const int first = d.encoder().PolicyIndex(**state, legal[0]);
+    const int second = d.encoder().PolicyIndex(**state, legal[1]);
+    EXPECT_FLOAT_EQ(got[first], 0.9f);
+    EXPECT_FLOAT_EQ(got[second], 0.1f);
+    EXPECT_EQ(batch.best_index[row], first);
+    const float* wdl = &batch.wdl[row * 3];
+    if (d.games()[ref.game].winner() == proto::GameRecord::DRAW) {
+      EXPECT_EQ(std::vector<float>(wdl, wdl + 3),
+                (std::vector<float>{0, 1, 0}));
+    } else {  // White won; White moves on even plies
+      EXPECT_EQ((*state)->SideToMove(), 0);
+      EXPECT_EQ(std::vector<float>(wdl, wdl + 3),
+                (std::vector<float>{1, 0, 0}));
+    }
+  }
+  // Black to move in a game White won: a loss.
+  PositionRef odd = d.train()[0];
+  odd.ply = 1;
+  Batch one;
+  ASSERT_TRUE(d.BuildBatch({{odd, 0}}, &one).ok());
+  EXPECT_EQ(std::vector<float>(one.wdl.begin(), one.wdl.begin() + 3),
+            (std::vector<float>{0, 0, 1}));
+}
+
+// Moves that share a policy index have their visits added up.
+TEST(DatasetTest, SharedPolicyIndicesAreSummed) {
+  const TestDir test_dir("shared");
+  const std::string& dir = test_dir.path;
+  std::vector<proto::GameRecord> games =
+      SyntheticGames("tavlei9", {.games = 1, .max_plies = 2});
+  // The same move twice stands for two moves sharing an index.
+  proto::PlyRecord* ply = games[0].mutable_plies(0);
+  proto::MoveVisits* dup = ply->add_visits();
+  dup->set_move(ply->visits(1).move());
+  dup->set_visits(100);
+  WriteRecords(dir + "/a.vrec", games);
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_validation_fraction(0);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+  ASSERT_TRUE(data.ok()) << data.status();
+  Batch batch;
+  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, &batch).ok());
+  ASSERT_EQ(batch.target_count[0], 2);
+  std::vector<float> probs(batch.policy_prob.begin(),
+                           batch.policy_prob.begin() + 2);
+  std::sort(probs.begin(), probs.end());
+  EXPECT_FLOAT_EQ(probs[0], 0.45f);  // 90 / 200
+  EXPECT_FLOAT_EQ(probs[1], 0.55f);  // (10 + 100) / 200
+}
+
+TEST(DatasetTest, DamagedFilesAndInvalidGamesAreSkippedWithAWarning) {
+  const TestDir test_dir("damaged");
+  const std::string& dir = test_dir.path;
+  std::vector<proto::GameRecord> good =
+      SyntheticGames("tavlei9", {.games = 3, .tag = "good"});
+  WriteRecords(dir + "/1-good.vrec", good);
+  // A truncated file and a garbage file.
+  WriteRecords(
+      dir + "/2-truncated.vrec",
+      SyntheticGames("tavlei9", {.games = 3, .seed = 2, .tag = "bad"}));
+  absl::StatusOr<std::string> bytes =
+      nn::ReadWholeFile(dir + "/2-truncated.vrec");
+  ASSERT_TRUE(bytes.ok());
+  std::ofstream(dir + "/2-truncated.vrec", std::ios::binary | std::ios::trunc)
+      << bytes->substr(0, bytes->size() / 2);
+  std::ofstream(dir + "/3-garbage.vrec", std::ios::binary)
+      << "this is not a record file";
+  // A game with an illegal move.
+  std::vector<proto::GameRecord> illegal =
+      SyntheticGames("tavlei9", {.games = 1, .seed = 3, .tag = "illegal"});
+  illegal[0].mutable_plies(2)->set_move(selfplay::PackMove(MakeMove(0, 80, 1)));
+  WriteRecords(dir + "/4-illegal.vrec", illegal);
+
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_validation_fraction(0);
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::unique_ptr<Dataset>> data = Dataset::Load(
+      options, [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_TRUE(data.ok()) << data.status();
+  const Dataset& d = **data;
+  ASSERT_EQ(warnings.size(), 3u);
+  EXPECT_TRUE(Contains(warnings[0], "2-truncated.vrec"));
+  EXPECT_TRUE(Contains(warnings[1], "3-garbage.vrec"));
+  EXPECT_TRUE(Contains(warnings[2], "ply 3"));
+  EXPECT_EQ(d.stats().files_read, 2);
+  EXPECT_EQ(d.stats().files_skipped, 2);
+  EXPECT_EQ(d.stats().games_invalid, 1);
+  EXPECT_EQ(d.record_files(),
+            (std::vector<std::string>{"1-good.vrec", "4-illegal.vrec"}));
+  // Only the good games are trained on.
+  ASSERT_EQ(d.games().size(), 3u);
+  for (const proto::GameRecord& g : d.games()) {
+    EXPECT_TRUE(g.created().starts_with("good-")) << g.created();
+  }
+  EXPECT_EQ(static_cast<int64_t>(d.train().size()), CountTrainingPlies(good));
+
+  // A resumed call's file list must read in full.
+  options.record_files = {"1-good.vrec", "2-truncated.vrec"};
+  EXPECT_FALSE(Dataset::Load(options, [](const std::string&) {}).ok());
+}
+
+// The window keeps the newest positions (file name order, then game order);
+// the validation split is by game and stable.
+TEST(DatasetTest, WindowHoldsTheNewestPositions) {
+  const TestDir test_dir("window");
+  const std::string& dir = test_dir.path;
+  std::vector<proto::GameRecord> all;
+  for (int f = 0; f < 3; ++f) {
+    std::vector<proto::GameRecord> games = SyntheticGames(
+        "tavlei9",
+        {.games = 4, .max_plies = 10, .seed = 10u + f, .tag = Cat("f", f)});
+    WriteRecords(Cat(dir, "/gen-", f, ".vrec"), games);
+    all.insert(all.end(), games.begin(), games.end());
+  }
+  const int64_t n = CountTrainingPlies(all);
+  ASSERT_EQ(n, 120);
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_window_min_positions(10);
+  options.config.set_window_scale(5);
+  options.config.set_window_exponent(0.5);  // 5 * sqrt(120) = 54.8
+  options.config.set_validation_fraction(0.5);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+  ASSERT_TRUE(data.ok()) << data.status();
+  const Dataset& d = **data;
+  EXPECT_EQ(d.stats().total_positions, 120);
+  EXPECT_EQ(d.stats().window_positions, 54);
+  EXPECT_EQ(d.stats().train_positions + d.stats().validation_positions, 54);
+  // The newest 54 positions: the last 5 games (50) and the last 4 plies of
+  // the one before.
+  std::vector<std::pair<std::string, uint32_t>> want, got;
+  for (int g = 6; g < 12; ++g) {
+    for (int p = g == 6 ? 6 : 0; p < 10; ++p) {
+      want.emplace_back(all[g].created(), p);
+    }
+  }
+  int validation_games = 0;
+  for (const proto::GameRecord& g : d.games()) {
+    validation_games += IsValidationGame(g, 0.5);
+  }
+  EXPECT_GT(validation_games, 0);
+  EXPECT_LT(validation_games, 6);
+  for (const auto* refs : {&d.train(), &d.validation()}) {
+    for (const PositionRef& r : *refs) {
+      got.emplace_back(d.games()[r.game].created(), r.ply);
+      EXPECT_EQ(refs == &d.validation(),
+                IsValidationGame(d.games()[r.game], 0.5));
+    }
+  }
+  std::sort(want.begin(), want.end());
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, want);
+}
+
+// The split holds out about the configured share of games, by their
+// content, so a game stays on its side whatever else is in the directory.
+TEST(DatasetTest, ValidationSplitIsStableAndNearTheFraction) {
+  std::vector<proto::GameRecord> games =
+      SyntheticGames("tavlei9", {.games = 400, .max_plies = 3});
+  int held_out = 0;
+  for (const proto::GameRecord& g : games) {
+    const bool v = IsValidationGame(g, 0.2);
+    held_out += v;
+    EXPECT_EQ(v, IsValidationGame(proto::GameRecord(g), 0.2));
+    if (v) {
+      EXPECT_TRUE(IsValidationGame(g, 0.3));  // monotone in the share
+    }
+  }
+  EXPECT_GT(held_out, 50);  // 80 expected; the binomial sd is 8
+  EXPECT_LT(held_out, 110);
+}
+
+// The prefetcher hands out the batches in step order, built by any thread,
+// exactly as building them directly does; the sampler depends on (seed,
+// step) only.
+TEST(PrefetcherTest, BatchesInStepOrderAsBuiltDirectly) {
+  const TestDir test_dir("prefetch");
+  const std::string& dir = test_dir.path;
+  WriteRecords(dir + "/a.vrec", SyntheticGames("tavlei9", {.games = 6}));
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_validation_fraction(0);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+  ASSERT_TRUE(data.ok()) << data.status();
+  const Dataset* d = data->get();
+  EXPECT_EQ(d->SampleBatch(3, 17, 8, true).size(), 8u);
+  Prefetcher prefetcher(
+      [d](int64_t step, Batch* b) {
+        return d->BuildBatch(d->SampleBatch(3, step, 8, true), b);
+      },
+      /*first_step=*/100, /*threads=*/3, /*depth=*/4);
+  for (int64_t step = 100; step < 120; ++step) {
+    absl::StatusOr<const Batch*> got = prefetcher.Next();
+    ASSERT_TRUE(got.ok()) << got.status();
+    Batch want;
+    ASSERT_TRUE(d->BuildBatch(d->SampleBatch(3, step, 8, true), &want).ok());
+    EXPECT_EQ((*got)->step, step);
+    ASSERT_EQ((*got)->size, 8);
+    EXPECT_TRUE(std::equal(want.planes.begin(), want.planes.end(),
+                           (*got)->planes.begin()));
+    EXPECT_EQ(want.best_index, (*got)->best_index);
+    EXPECT_EQ(want.wdl, (*got)->wdl);
+  }
+  EXPECT_GE(prefetcher.wait_seconds(), 0);
+}
+
+// Time the consumer spends blocked in Next() is counted as waiting.
+TEST(PrefetcherTest, CountsTheWaitForASlowBuilder) {
+  Prefetcher prefetcher(
+      [](int64_t step, Batch* b) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        b->size = 1;
+        return absl::OkStatus();
+      },
+      0, 1, 1);
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(prefetcher.Next().ok());
+  // Each batch takes 20 ms to build and the consumer does nothing else.
+  EXPECT_GE(prefetcher.wait_seconds(), 0.04);
+}
+
+// ---------------------------------------------------------------------------
+// Training.
+
+TrainerOptions Options(const std::string& dir, const std::string& net,
+                       const proto::TrainingConfig& config) {
+  TrainerOptions o;
+  o.config = config;
+  o.records_dir = dir + "/records";
+  o.net_in = net;
+  o.threads = 1;
+  o.warn = [](const std::string& w) { ADD_FAILURE() << w; };
+  return o;
+}
+
+std::unique_ptr<Trainer> NewTrainer(const TrainerOptions& options) {
+  absl::StatusOr<std::unique_ptr<Trainer>> t = Trainer::Create(options);
+  EXPECT_TRUE(t.ok()) << t.status();
+  return t.ok() ? *std::move(t) : nullptr;
+}
+
+double MeanTotal(const std::vector<Losses>& l, size_t first, size_t count) {
+  double sum = 0;
+  for (size_t i = first; i < first + count; ++i) sum += l[i].total;
+  return sum / count;
+}
+
+// On a fixed small data set (the first legal move always preferred, White
+// always wins) the loss falls clearly.
+TEST(TrainerTest, LossDecreasesOnAFixedDataSet) {
+  const TestDir test_dir("decrease");
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavlei9", {.games = 12, .max_plies = 20}));
+  proto::TrainingConfig config = TinyConfig();
+  config.set_batch_size(32);
+  config.set_steps(60);
+  config.set_log_interval(20);
+  TrainerOptions options = Options(dir, WriteTinyNet(dir, "tavlei9"), config);
+  options.log_csv = dir + "/log.csv";
+  std::unique_ptr<Trainer> trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  absl::StatusOr<std::vector<Losses>> losses = trainer->Train(60);
+  ASSERT_TRUE(losses.ok()) << losses.status();
+  ASSERT_EQ(losses->size(), 60u);
+  const double first = MeanTotal(*losses, 0, 5);
+  const double last = MeanTotal(*losses, 55, 5);
+  EXPECT_LT(last, 0.6 * first) << "first " << first << " last " << last;
+  EXPECT_GT((*losses)[59].value_accuracy, 0.9);
+  EXPECT_TRUE(trainer->done());
+
+  // The CSV log: a header and a line every 20 steps, the last with
+  // validation.
+  absl::StatusOr<std::string> log = nn::ReadWholeFile(options.log_csv);
+  ASSERT_TRUE(log.ok());
+  std::vector<std::string_view> lines = Split(*log, "\n", true);
+  ASSERT_EQ(lines.size(), 4u) << *log;
+  EXPECT_EQ(lines[0], TrainingLogHeader());
+  EXPECT_TRUE(lines[3].starts_with("60,"));
+  EXPECT_EQ(Split(lines[3], ",", false).size(),
+            Split(lines[0], ",", false).size());
+  EXPECT_FALSE(Contains(std::string(lines[3]), ",,"));    // validation present
+  EXPECT_TRUE(Contains(std::string(lines[1]), ",,,,,"));  // none
+}
+
+// Training with a checkpoint, "killing" the trainer (destroying it after a
+// step that no checkpoint saved) and resuming gives the same losses as an
+// uninterrupted run, the same CSV lines and the same net.
+class ResumeTest
+    : public ::testing::TestWithParam<proto::TrainingConfig::Optimizer> {};
+
+TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
+  const TestDir test_dir(Cat("resume", static_cast<int>(GetParam())));
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavreli", {.games = 6, .max_plies = 30}));
+  const std::string net = WriteTinyNet(dir, "tavreli");
+  proto::TrainingConfig config = TinyConfig();
+  config.set_optimizer(GetParam());
+  if (GetParam() == proto::TrainingConfig::ADAMW) {
+    config.set_learning_rate(0.003f);
+    config.set_weight_decay(0.01f);
+  }
+  config.set_warmup_steps(3);  // a varying learning rate
+
+  // Uninterrupted.
+  TrainerOptions straight = Options(dir, net, config);
+  straight.checkpoint = dir + "/straight.ckpt";
+  straight.log_csv = dir + "/straight.csv";
+  std::unique_ptr<Trainer> a = NewTrainer(straight);
+  ASSERT_NE(a, nullptr);
+  absl::StatusOr<std::vector<Losses>> all = a->Train(6);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 6u);
+  ASSERT_TRUE(a->Export(dir + "/straight.net").ok());
+  a.reset();
+
+  // Interrupted after step 5; the last checkpoint is at step 4.
+  TrainerOptions interrupted = Options(dir, net, config);
+  interrupted.checkpoint = dir + "/resumed.ckpt";
+  interrupted.log_csv = dir + "/resumed.csv";
+  std::unique_ptr<Trainer> b = NewTrainer(interrupted);
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(b->resumed());
+  absl::StatusOr<std::vector<Losses>> before = b->Train(5);
+  ASSERT_TRUE(before.ok()) << before.status();
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ((*before)[i].total, (*all)[i].total) << "step " << i;
+  }
+  b.reset();  // killed: step 5 is lost
+
+  // The records directory grows meanwhile: the resumed call must not see
+  // the new file.
+  WriteRecords(
+      dir + "/records/b.vrec",
+      SyntheticGames("tavreli", {.games = 2, .seed = 9, .tag = "new"}));
+  interrupted.config.set_batch_size(7);  // ignored: the call's config wins
+  std::vector<std::string> notes;
+  interrupted.warn = [&](const std::string& w) { notes.push_back(w); };
+  std::unique_ptr<Trainer> c = NewTrainer(interrupted);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(c->resumed());
+  EXPECT_EQ(notes.size(), 1u);  // the note about the configuration
+  EXPECT_EQ(c->step(), 4);
+  EXPECT_EQ(c->config().batch_size(), 16);
+  absl::StatusOr<std::vector<Losses>> after = c->Train(100);
+  ASSERT_TRUE(after.ok()) << after.status();
+  ASSERT_EQ(after->size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_NEAR((*after)[i].policy, (*all)[4 + i].policy, 1e-6);
+    EXPECT_NEAR((*after)[i].value, (*all)[4 + i].value, 1e-6);
+    EXPECT_NEAR((*after)[i].total, (*all)[4 + i].total, 1e-6);
+  }
+  ASSERT_TRUE(c->Export(dir + "/resumed.net").ok());
+
+  // The same net.
+  absl::StatusOr<nn::NetworkWeights> w1 =
+      nn::ReadNetworkWeights(dir + "/straight.net");
+  absl::StatusOr<nn::NetworkWeights> w2 =
+      nn::ReadNetworkWeights(dir + "/resumed.net");
+  ASSERT_TRUE(w1.ok() && w2.ok());
+  ASSERT_EQ(w1->tensors.size(), w2->tensors.size());
+  for (size_t i = 0; i < w1->tensors.size(); ++i) {
+    const std::vector<float>& x = w1->tensors[i].values;
+    const std::vector<float>& y = w2->tensors[i].values;
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t k = 0; k < x.size(); ++k) {
+      ASSERT_NEAR(x[k], y[k], 1e-5) << w1->tensors[i].name << "[" << k << "]";
+    }
+  }
+
+  // The same CSV lines (the timing columns aside), none twice.
+  auto losses_columns = [](const std::string& path) {
+    absl::StatusOr<std::string> text = nn::ReadWholeFile(path);
+    EXPECT_TRUE(text.ok());
+    std::vector<std::string> out;
+    for (std::string_view line : Split(*text, "\n", true)) {
+      std::vector<std::string_view> cells = Split(line, ",", false);
+      cells.resize(cells.size() - 2);
+      std::string joined;
+      for (std::string_view c : cells) Append(&joined, c, ",");
+      out.push_back(joined);
+    }
+    return out;
+  };
+  const std::vector<std::string> want = losses_columns(straight.log_csv);
+  const std::vector<std::string> got = losses_columns(interrupted.log_csv);
+  EXPECT_EQ(want.size(), 7u);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    // Loss values agree to the 6 printed digits.
+    std::vector<std::string_view> x = Split(want[i], ",", false);
+    std::vector<std::string_view> y = Split(got[i], ",", false);
+    ASSERT_EQ(x.size(), y.size());
+    EXPECT_EQ(x[0], y[0]);
+    for (size_t k = 1; k < x.size(); ++k) {
+      if (x[k].empty() || i == 0) {
+        EXPECT_EQ(x[k], y[k]);
+        continue;
+      }
+      EXPECT_NEAR(std::stod(std::string(x[k])), std::stod(std::string(y[k])),
+                  1e-5)
+          << "line " << i << " column " << k;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Optimizers, ResumeTest,
+                         ::testing::Values(proto::TrainingConfig::SGD,
+                                           proto::TrainingConfig::ADAMW));
+
+// The exported net reads back, fits the game, loads into the LibTorch
+// backend and evaluates; its provenance says where it came from. A second
+// call for the same generation finds the checkpoint finished and exports
+// again without training; a call for the next generation continues.
+TEST(TrainerTest, ExportedNetLoadsAndEvaluates) {
+  const TestDir test_dir("export");
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavlei11", {.games = 4, .max_plies = 20}));
+  const std::string net = WriteTinyNet(dir, "tavlei11", /*generation=*/3);
+  proto::TrainingConfig config = TinyConfig();
+  config.set_steps(4);
+  TrainerOptions options = Options(dir, net, config);
+  options.checkpoint = dir + "/train.ckpt";
+  std::unique_ptr<Trainer> trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  const std::string out = dir + "/gen4.net";
+  absl::StatusOr<TrainSummary> summary = trainer->Run(out);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->steps_run, 4);
+  EXPECT_EQ(summary->positions_trained, 64);
+  EXPECT_EQ(summary->generation, 4);
+  EXPECT_GE(summary->load_wait_share, 0);
+  EXPECT_LE(summary->load_wait_share, 1);
+  trainer.reset();
+
+  absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(out);
+  ASSERT_TRUE(weights.ok()) << weights.status();
+  const proto::Provenance& p = weights->header.provenance();
+  EXPECT_EQ(p.generation(), 4);
+  EXPECT_EQ(p.training_steps(), 4);
+  EXPECT_EQ(p.training_positions(), 64);
+  EXPECT_EQ(p.parent_net(), net);
+  EXPECT_FALSE(p.created().empty());
+  std::unique_ptr<Game> game = NewGame("tavlei11");
+  std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+  ASSERT_TRUE(nn::CheckNetworkFits(*weights, "tavlei11", *encoder).ok());
+  absl::StatusOr<nn::NetworkWeights> parent = nn::ReadNetworkWeights(net);
+  ASSERT_TRUE(parent.ok());
+  EXPECT_NE(parent->tensors[0].values, weights->tensors[0].values);
+
+  nn::TorchBackendOptions backend_options;
+  backend_options.threads = 1;
+  absl::StatusOr<std::unique_ptr<nn::Backend>> backend =
+      nn::MakeTorchBackend(*weights, backend_options);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  std::unique_ptr<GameState> state = game->NewInitialState();
+  std::vector<float> input(encoder->Shape().Size());
+  encoder->Encode(*state, input.data());
+  std::vector<float> policy(encoder->PolicySize()), wdl(3);
+  (*backend)->Compute(1, input.data(), policy.data(), wdl.data());
+  for (float v : policy) ASSERT_TRUE(std::isfinite(v));
+  EXPECT_NEAR(wdl[0] + wdl[1] + wdl[2], 1.0f, 1e-5);
+
+  // Again for generation 4: nothing to train, the same weights.
+  trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  EXPECT_TRUE(trainer->done());
+  absl::StatusOr<TrainSummary> again = trainer->Run(dir + "/again.net");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->steps_run, 0);
+  absl::StatusOr<nn::NetworkWeights> same =
+      nn::ReadNetworkWeights(dir + "/again.net");
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->tensors[0].values, weights->tensors[0].values);
+  trainer.reset();
+
+  // Generation 5 from generation 4: 4 more steps from the checkpoint.
+  options.net_in = out;
+  trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  EXPECT_EQ(trainer->step(), 4);
+  EXPECT_EQ(trainer->target_step(), 8);
+  EXPECT_EQ(trainer->generation(), 5);
+  absl::StatusOr<TrainSummary> next = trainer->Run(dir + "/gen5.net");
+  ASSERT_TRUE(next.ok()) << next.status();
+  absl::StatusOr<nn::NetworkWeights> gen5 =
+      nn::ReadNetworkWeights(dir + "/gen5.net");
+  ASSERT_TRUE(gen5.ok());
+  EXPECT_EQ(gen5->header.provenance().training_steps(), 8);
+  EXPECT_EQ(gen5->header.provenance().training_positions(), 128);
+  EXPECT_EQ(gen5->header.provenance().parent_net(), out);
+}
+
+TEST(TrainerTest, RejectsMismatchedInputs) {
+  const TestDir test_dir("mismatch");
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  // Records of another game only: no training positions.
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavlei9", {.games = 2, .max_plies = 6}));
+  TrainerOptions options =
+      Options(dir, WriteTinyNet(dir, "tavreli"), TinyConfig());
+  options.warn = [](const std::string&) {};
+  absl::StatusOr<std::unique_ptr<Trainer>> t = Trainer::Create(options);
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(
+      Contains(std::string(t.status().message()), "no training positions"));
+  options.device = "tpu";
+  t = Trainer::Create(options);
+  ASSERT_FALSE(t.ok());
+  EXPECT_TRUE(Contains(std::string(t.status().message()), "device"));
+}
+
+}  // namespace
+}  // namespace volkhv::training

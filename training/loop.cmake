@@ -1,0 +1,7 @@
+# The generation loop (self-play, training, evaluation) and its report.
+add_library(volkhv_loop STATIC
+  training/loop.cc
+  training/loop_report.cc
+)
+target_link_libraries(volkhv_loop PUBLIC volkhv_training volkhv_selfplay
+  volkhv_match)

@@ -1,0 +1,70 @@
+// The generation loop: generation 0 (a random net) plays itself, the
+// trainer learns from the games and writes generation 1, which is measured
+// against generation 0 and plays the next games; and so on. Every stage
+// leaves complete files only (atomic writes), so a killed loop restarted on
+// the same run directory goes on where it stopped: no generation is lost or
+// repeated and no half-written file is used.
+//
+// The run directory:
+//   config.textproto          the LoopConfig the run was started with
+//   nets/gen-NNNN.net         the network of each generation
+//   games/gen-NNNN-*.vrec     self-play records of generation N's net
+//   selfplay/gen-NNNN.textproto  timing of the self-play runs (summed)
+//   train/checkpoint          the trainer's checkpoint (resumes exactly)
+//   train/log.csv             the trainer's log, every log interval
+//   train/gen-NNNN.textproto  the training summary of generation N's net
+//   eval/gen-NNNN.pgn         the evaluation games of generation N
+//   generations/gen-NNNN.textproto  what the loop measured (GenerationRecord)
+//   metrics.csv, report.html  one row / point per generation
+#ifndef VOLKHV_TRAINING_LOOP_H_
+#define VOLKHV_TRAINING_LOOP_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nn/evaluator.h"
+#include "proto/loop_config.pb.h"
+#include "proto/loop_state.pb.h"
+
+namespace volkhv::training {
+
+// Loads a network file as a thread-safe evaluator (the CLI's batching
+// LibTorch/Eigen evaluator, configured from LoopConfig.evaluator).
+using NetEvaluatorLoader =
+    std::function<absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
+        const std::string& net_path)>;
+
+struct LoopOptions {
+  std::string run_dir;
+  // The config to run with. Without one, the run directory's. With one
+  // and a run directory that has a different one: an error (a run keeps
+  // its config).
+  std::optional<proto::LoopConfig> config;
+  NetEvaluatorLoader load_net;
+  std::function<void(const std::string&)> log;  // progress lines
+  const std::atomic<bool>* stop = nullptr;      // ends the loop early
+};
+
+// Text-format LoopConfig; unknown keys and bad values are errors naming the
+// key. Every section is validated as its own command would.
+absl::StatusOr<proto::LoopConfig> ParseLoopConfig(std::string_view text,
+                                                  std::string_view source);
+absl::StatusOr<proto::LoopConfig> ReadLoopConfig(const std::string& path);
+absl::Status ValidateLoopConfig(const proto::LoopConfig& config);
+
+// Runs generations until config.generations nets are trained (or *stop).
+// Thread-safety: one loop per run directory at a time.
+absl::Status RunLoop(const LoopOptions& options);
+
+// The finished generations of a run directory, in order.
+absl::StatusOr<std::vector<proto::GenerationRecord>> ReadGenerations(
+    const std::string& run_dir);
+
+}  // namespace volkhv::training
+
+#endif  // VOLKHV_TRAINING_LOOP_H_

@@ -1,0 +1,12 @@
+# The LibTorch trainer (`volkhv train`, the loop's training step). Included by
+# the root CMakeLists.txt after selfplay/selfplay.cmake. Only trainer.cc
+# includes LibTorch.
+add_library(volkhv_training STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/training_config.cc
+  ${CMAKE_CURRENT_LIST_DIR}/symmetry.cc
+  ${CMAKE_CURRENT_LIST_DIR}/dataset.cc
+  ${CMAKE_CURRENT_LIST_DIR}/prefetcher.cc
+  ${CMAKE_CURRENT_LIST_DIR}/trainer.cc
+)
+target_link_libraries(volkhv_training PUBLIC volkhv_nn_torch volkhv_selfplay
+  volkhv_proto Threads::Threads)
