@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# The main job from a fresh Debian 12 machine: install, build, run.
-# For now the main job is the rules demonstration (perft and a random game);
-# the self-play loop replaces it when it lands.
+# The main job from a fresh Debian 12 machine: install, build, and run the
+# training loop on its quick Tavreli config (a few generations in about ten
+# minutes on 2 cores). Running it again continues the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
-./build/volkhv demo --game tavreli
-./build/volkhv demo --game tavlei9 --perft-depth 2
-./build/volkhv validate --game tavreli tests/data/tavreli-published-games.txt
+./build/volkhv loop --config configs/tavreli-cpu-quick.textproto \
+  --dir runs/tavreli-cpu-quick
