@@ -1,6 +1,6 @@
 // `volkhv bench search`: MCTS playouts per second on one thread, and the
-// share of wall time spent inside the evaluator. Works with any
-// nn::Evaluator; from the command line only the uniform one exists yet.
+// share of wall time spent inside the evaluator, with the uniform evaluator
+// (pure search overhead) or a network (--net FILE).
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
+#include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "engine/search/search.h"
 #include "nn/evaluator.h"
@@ -71,24 +72,20 @@ int BenchSearch(const std::vector<std::string>& args) {
                    "(default: the search default)"});
   specs.push_back({"runs", "N", "1", "runs; the median counts"});
   specs.push_back({"ram-mb", "MB", "", "tree memory cap in MiB"});
-  specs.push_back({"net", "NAME", "random",
-                   "evaluator: 'random' (uniform priors, value 0); a "
-                   "trained network is not available yet"});
+  for (OptionSpec& spec : EvaluatorOptionSpecs()) specs.push_back(spec);
   specs.push_back({"help", "", "", "print this help"});
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
   if (!cl.ok()) return Fail("bench search", cl.status(), kExitUsage);
   if (cl->Flag("help")) {
     std::cout << "usage: volkhv bench search [--game G] [--position P] "
-                 "[--visits N | --seconds S] [--batch N] [--runs N]\n"
+                 "[--visits N | --seconds S] [--batch N] [--runs N] "
+                 "[--net FILE|random]\n"
               << OptionsHelp(specs);
     return kExitOk;
   }
-  if (cl->Get("net") != "random") {
-    return Fail("bench search",
-                absl::InvalidArgumentError(
-                    "--net: only 'random' exists until a network is trained"),
-                kExitUsage);
-  }
+  absl::StatusOr<EvaluatorSettings> settings =
+      EvaluatorSettingsFromCommandLine(*cl);
+  if (!settings.ok()) return Fail("bench search", settings.status(), kExitUsage);
   search::SearchParams params;
   search::SearchLimits limits;
   if (cl->Given("visits")) {
@@ -135,9 +132,14 @@ int BenchSearch(const std::vector<std::string>& args) {
             << (cl->Get("position").empty() ? std::string("start position")
                                             : cl->Get("position"))
             << "\n";
-  nn::UniformEvaluator uniform;
-  BenchWith(**state, &uniform, "uniform", params, limits, *runs);
-  std::cout << "default network: pending (no trained network yet)\n";
+  absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
+      MakeEvaluator(*settings, **game);
+  if (!evaluator.ok()) {
+    return Fail("bench search", evaluator.status(), kExitInvalidInput);
+  }
+  BenchWith(**state, evaluator->get(),
+            settings->net == "random" ? "uniform" : "network", params, limits,
+            *runs);
   return kExitOk;
 }
 
