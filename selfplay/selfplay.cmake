@@ -1,6 +1,9 @@
-# Self-play and game records (no LibTorch).
+# Self-play and game records (no LibTorch): record files, the self-play
+# config and the self-play runner.
 add_library(volkhv_selfplay STATIC
   selfplay/record_io.cc
+  selfplay/selfplay_config.cc
+  selfplay/selfplay.cc
 )
 target_link_libraries(volkhv_selfplay PUBLIC volkhv_games volkhv_proto
-  volkhv_nn_weights volkhv_match)
+  volkhv_nn_weights volkhv_match volkhv_search Threads::Threads)

@@ -86,6 +86,20 @@ const Edge* BestEdge(const Node* node) {
   return best;
 }
 
+// PUCT's exploration factor cpuct(n) * sqrt(children) of a node with `n`
+// visits whose children have `children` visits (started ones included).
+double PuctMultiplier(const SearchParams& params, uint32_t n,
+                      int64_t children) {
+  const double cpuct = params.cpuct_init +
+                       params.cpuct_factor * std::log((n + params.cpuct_base) /
+                                                      params.cpuct_base);
+  return cpuct * std::sqrt(static_cast<double>(std::max<int64_t>(children, 1)));
+}
+
+// The selection score of a root child owed forced playouts: above any PUCT
+// value.
+constexpr double kForcedScore = 1e20;
+
 void FillWdl(double wl, double d, float wdl[3]) {
   wdl[0] = static_cast<float>((1 + wl - d) / 2);
   wdl[1] = static_cast<float>(d);
@@ -394,15 +408,16 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
     // PUCT over the children.
     const int side = node->side_to_move;
     const bool is_root = node == root;
-    const double cpuct =
-        params_.cpuct_init +
-        params_.cpuct_factor *
-            std::log((node->n + params_.cpuct_base) / params_.cpuct_base);
     const int64_t children_started =
         int64_t{node->n} - 1 + int64_t{node->in_flight} - 1;
-    const double puct_mult =
-        cpuct *
-        std::sqrt(static_cast<double>(std::max<int64_t>(children_started, 1)));
+    const double puct_mult = PuctMultiplier(params_, node->n, children_started);
+    // Forced playouts: k * total child visits; a child is owed visits while
+    // its started visits are below sqrt(this * prior).
+    const double forced_base =
+        is_root && params_.forced_playouts_k > 0
+            ? params_.forced_playouts_k *
+                  static_cast<double>(std::max<int64_t>(children_started, 0))
+            : 0;
     // One pass (each child is a likely cache miss): children with visits
     // are scored as they come; the unstarted ones all share the FPU value,
     // so the best of them is simply the first with the highest prior.
@@ -424,7 +439,14 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
       const double started = double(child->n) + child->in_flight;
       const double q =
           (child->WlFor(side) * child->n - vl * child->in_flight) / started;
-      const double score = q + puct_mult * edge.prior / (1 + started);
+      double score = q + puct_mult * edge.prior / (1 + started);
+      // Only children with a completed visit are forced (forcing one whose
+      // first visit is still in flight would only collide), and never a
+      // proven one (its value is exact).
+      if (forced_base > 0 && child->n > 0 && child->proven() == Proven::kNone &&
+          started < std::sqrt(forced_base * edge.prior)) {
+        score = kForcedScore;
+      }
       if (score > best_started_score) {
         best_started_score = score;
         best_started = &edge;
@@ -678,30 +700,63 @@ Move Search::BestMove() const {
 Move Search::SampleMove(double temperature) {
   const Node* root = tree_.root();
   if (root == nullptr || !root->expanded()) return Move{};
+  std::vector<uint32_t> counts(root->num_edges, 0);
+  for (int i = 0; i < root->num_edges; ++i) {
+    const Node* child = root->edges[i].child;
+    counts[i] = child != nullptr ? child->n : 0;
+  }
+  return SampleByCounts(counts, temperature);
+}
+
+Move Search::SampleMoveFrom(std::span<const std::pair<Move, uint32_t>> visits,
+                            double temperature) {
+  const Node* root = tree_.root();
+  if (root == nullptr || !root->expanded()) return Move{};
+  std::vector<uint32_t> counts(root->num_edges, 0);
+  for (size_t k = 0; k < visits.size(); ++k) {
+    // Usually in legal-move order (RootVisits()); else look the move up.
+    int i = static_cast<int>(k);
+    if (i >= root->num_edges || root->edges[i].move != visits[k].first) {
+      i = -1;
+      for (int j = 0; j < root->num_edges; ++j) {
+        if (root->edges[j].move == visits[k].first) {
+          i = j;
+          break;
+        }
+      }
+    }
+    if (i >= 0) counts[i] = visits[k].second;
+  }
+  return SampleByCounts(counts, temperature);
+}
+
+Move Search::SampleByCounts(const std::vector<uint32_t>& counts,
+                            double temperature) {
+  const Node* root = tree_.root();
   const Edge* best = BestEdge(root);
   const int side = root->side_to_move;
   if (temperature <= 0 || best->child == nullptr ||
       best->child->ProvenFor(side) == Proven::kWin) {
     return best->move;
   }
-  // Only visited moves that are not proven losses (BestEdge ranks those
+  // Only counted moves that are not proven losses (BestEdge ranks those
   // last, so if the best is one, every move is).
-  uint32_t max_visits = 0;
-  for (const Edge& edge : root->children()) {
-    if (edge.child != nullptr && edge.child->ProvenFor(side) != Proven::kLoss) {
-      max_visits = std::max(max_visits, edge.child->n);
+  auto proven_loss = [side](const Edge& edge) {
+    return edge.child != nullptr &&
+           edge.child->ProvenFor(side) == Proven::kLoss;
+  };
+  uint32_t max_count = 0;
+  for (int i = 0; i < root->num_edges; ++i) {
+    if (!proven_loss(root->edges[i])) {
+      max_count = std::max(max_count, counts[i]);
     }
   }
-  if (max_visits == 0) return best->move;
+  if (max_count == 0) return best->move;
   std::vector<double> weights(root->num_edges, 0.0);
   double total = 0;
   for (int i = 0; i < root->num_edges; ++i) {
-    const Node* child = root->edges[i].child;
-    if (child == nullptr || child->n == 0 ||
-        child->ProvenFor(side) == Proven::kLoss) {
-      continue;
-    }
-    weights[i] = std::pow(double(child->n) / max_visits, 1.0 / temperature);
+    if (counts[i] == 0 || proven_loss(root->edges[i])) continue;
+    weights[i] = std::pow(double(counts[i]) / max_count, 1.0 / temperature);
     total += weights[i];
   }
   double x = rng_.Uniform() * total;
@@ -723,6 +778,54 @@ std::vector<std::pair<Move, uint32_t>> Search::RootVisits() const {
   if (root == nullptr) return visits;
   for (const Edge& edge : root->children()) {
     visits.emplace_back(edge.move, edge.child ? edge.child->n : 0);
+  }
+  return visits;
+}
+
+std::vector<std::pair<Move, uint32_t>> Search::PrunedRootVisits() const {
+  std::vector<std::pair<Move, uint32_t>> visits = RootVisits();
+  const Node* root = tree_.root();
+  const double k = params_.forced_playouts_k;
+  if (k <= 0 || root == nullptr || !root->expanded()) return visits;
+  const int side = root->side_to_move;
+  // c*: the most visited child; ties in move-choice order.
+  const Edge* best = nullptr;
+  int64_t total = 0;
+  for (const Edge& edge : root->children()) {
+    const uint32_t n = edge.child != nullptr ? edge.child->n : 0;
+    total += n;
+    if (n == 0) continue;
+    if (best == nullptr || n > best->child->n ||
+        (n == best->child->n && RanksBefore(edge, *best, side))) {
+      best = &edge;
+    }
+  }
+  if (best == nullptr) return visits;
+  const double mult = PuctMultiplier(params_, root->n, total);
+  const double bar =
+      best->child->WlFor(side) + mult * best->prior / (1.0 + best->child->n);
+  for (int i = 0; i < root->num_edges; ++i) {
+    const Edge& edge = root->edges[i];
+    const uint32_t n = visits[i].second;
+    // A proven win keeps its visits: it is the move to learn.
+    if (&edge == best || n == 0 ||
+        edge.child->ProvenFor(side) == Proven::kWin) {
+      continue;
+    }
+    const double prior = std::max(edge.prior, 0.0f);
+    // At most the visits that forcing could have added.
+    const double forced = std::floor(std::sqrt(k * prior * total));
+    uint32_t keep = forced >= n ? 0 : n - static_cast<uint32_t>(forced);
+    // The fewest visits m with Q + mult * P / (1 + m) < bar: m = floor(x)
+    // for x = mult * P / (bar - Q); none can go when Q >= bar.
+    const double gap = bar - edge.child->WlFor(side);
+    uint32_t fewest = n;
+    if (gap > 0) {
+      const double x = mult * prior / gap;
+      if (x < n) fewest = static_cast<uint32_t>(std::floor(x));
+    }
+    keep = std::max(keep, fewest);
+    visits[i].second = keep <= 1 ? 0 : keep;
   }
   return visits;
 }

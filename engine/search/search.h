@@ -79,9 +79,24 @@ class Search {
   // played; proven losses are drawn only when every move is one. Advances
   // the seeded generator. Not thread-safe.
   Move SampleMove(double temperature);
+  // The same draw with `visits` (pairs of root moves and counts, such as
+  // PrunedRootVisits()) in place of the tree's visit counts: moves that are
+  // absent or have no count are never drawn (the best move is played when
+  // nothing can be). Advances the seeded generator. Not thread-safe.
+  Move SampleMoveFrom(std::span<const std::pair<Move, uint32_t>> visits,
+                      double temperature);
   // Every legal root move with its visits, in legal-move order (training
   // targets). Empty before the root is expanded. Const.
   std::vector<std::pair<Move, uint32_t>> RootVisits() const;
+  // RootVisits() with policy target pruning (KataGo), for searches run with
+  // forced playouts; equal to RootVisits() when forced_playouts_k is 0.
+  // The most visited child c* and proven wins keep their visits. Every
+  // other child c with prior P(c) loses up to floor(sqrt(k * P(c) * N))
+  // visits (N: the visits of all root children), but only as many as keep
+  // its PUCT value Q(c) + U(c) below that of c* (both with the root's cpuct
+  // and N, c*'s own visits, c's reduced ones); a child left with one visit
+  // or none is dropped (0). No count ever increases. Const.
+  std::vector<std::pair<Move, uint32_t>> PrunedRootVisits() const;
 
   // The current root position (valid until the next SetPosition/Advance;
   // requires a position). Const.
@@ -117,6 +132,8 @@ class Search {
   void CancelCollisions();
   bool MemoryFull(uint64_t extra_bytes) const;
   SearchResult BuildResult() const;
+  // SampleMove over `counts` (one per root edge) instead of visits.
+  Move SampleByCounts(const std::vector<uint32_t>& counts, double temperature);
   // `first`, then the best-ranked visited children below it.
   std::vector<Move> PrincipalVariation(const Edge& first) const;
 

@@ -43,6 +43,9 @@ const Row kRows[] = {
      0.001, 1000, "Dirichlet alpha = this / number of legal moves"},
     {"dirichlet_epsilon", &SearchParams::dirichlet_epsilon, 0.25, 0, 1,
      "weight of the noise in the root priors"},
+    {"forced_playouts_k", &SearchParams::forced_playouts_k, 0, 0, 100,
+     "forced root playouts: a visited root child gets at least "
+     "sqrt(k * prior * child visits) visits (self-play; 0 = off)"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,

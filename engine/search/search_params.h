@@ -35,6 +35,12 @@ struct SearchParams {
   bool root_noise;
   double dirichlet_alpha_factor;
   double dirichlet_epsilon;
+  // Forced playouts at the root (KataGo, self-play): a root child that has
+  // been visited, is not proven, and has fewer visits than
+  // sqrt(forced_playouts_k * prior * total visits of the root's children) is
+  // selected before any other. 0 = off. See Search::PrunedRootVisits for
+  // taking the forced visits out of a training target again.
+  double forced_playouts_k;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;
