@@ -9,13 +9,16 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
+#include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "engine/game/strings.h"
 #include "nn/backend.h"
+#include "nn/eigen_backend.h"
 #include "nn/torch_backend.h"
 #include "nn/weights_file.h"
 
@@ -68,7 +71,16 @@ int BenchNn(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = {
       {"net", "FILE", "", "network file (volkhv net init)"},
       {"batch", "N,N,...", "1,8,32,128,256", "batch sizes"},
-      {"backend", "NAME", "torch", "inference backend: torch"},
+      {"backend", "NAME", "auto",
+       "inference backend: eigen, torch, or auto (as the other commands "
+       "choose: eigen where its AVX2 or AVX-512 kernels run, else torch)"},
+      {"eigen-kernel", "NAME", "auto",
+       "eigen backend's kernel: auto, avx512, avx2 or eigen"},
+      {"chunk", "N", "0",
+       "eigen backend: positions each thread runs layer by layer (0 = "
+       "default)"},
+      {"eigen-direct", "", "",
+       "eigen backend: direct 3x3 convolutions instead of Winograd"},
       {"device", "NAME", "cpu", "cpu, cuda or cuda:N"},
       {"threads", "N", "0", "CPU threads (0 = one per core)"},
       {"seconds", "S", "2", "time per batch size"},
@@ -83,7 +95,8 @@ int BenchNn(const std::vector<std::string>& args) {
   if (!cl.ok()) return Fail("bench nn", cl.status(), kExitUsage);
   if (cl->Flag("help")) {
     std::cout << "usage: volkhv bench nn --net FILE [--batch 1,8,32,128,256] "
-                 "[--device cpu|cuda] [--threads N] [--seconds S]\n"
+                 "[--backend auto|eigen|torch] [--device cpu|cuda] "
+                 "[--threads N] [--seconds S]\n"
               << OptionsHelp(specs);
     return kExitOk;
   }
@@ -92,13 +105,26 @@ int BenchNn(const std::vector<std::string>& args) {
                 absl::InvalidArgumentError("option '--net' is required"),
                 kExitUsage);
   }
-  if (cl->Get("backend") != "torch") {
-    return Fail(
-        "bench nn",
-        absl::InvalidArgumentError(Cat("option '--backend': unknown backend '",
-                                       cl->Get("backend"), "' (known: torch)")),
-        kExitUsage);
+  const std::string& backend_name = cl->Get("backend");
+  if (backend_name != "auto" && backend_name != "eigen" &&
+      backend_name != "torch") {
+    return Fail("bench nn",
+                absl::InvalidArgumentError(
+                    Cat("option '--backend': unknown backend '", backend_name,
+                        "' (known: auto, eigen, torch)")),
+                kExitUsage);
   }
+  const std::string& kernel = cl->Get("eigen-kernel");
+  if (kernel != "auto" && kernel != "avx512" && kernel != "avx2" &&
+      kernel != "eigen") {
+    return Fail("bench nn",
+                absl::InvalidArgumentError(
+                    Cat("option '--eigen-kernel': unknown kernel '", kernel,
+                        "' (known: auto, avx512, avx2, eigen)")),
+                kExitUsage);
+  }
+  absl::StatusOr<int> chunk = cl->GetInt("chunk", 0, 1024);
+  if (!chunk.ok()) return Fail("bench nn", chunk.status(), kExitUsage);
   const std::string& layout = cl->Get("layout");
   if (layout != "nhwc" && layout != "nchw") {
     return Fail(
@@ -127,21 +153,59 @@ int BenchNn(const std::vector<std::string>& args) {
   options.fold_batchnorm = !cl->Flag("no-fold-bn");
   options.channels_last = layout == "nhwc";
   options.max_batch = max_batch;
-  absl::StatusOr<std::unique_ptr<nn::Backend>> backend =
-      nn::MakeTorchBackend(*weights, options);
-  if (!backend.ok()) {
-    return Fail("bench nn", backend.status(), kExitInvalidInput);
+  nn::EigenBackendOptions eigen_options;
+  eigen_options.threads = *threads;
+  eigen_options.kernel = kernel;
+  eigen_options.chunk = *chunk;
+  eigen_options.winograd = !cl->Flag("eigen-direct");
+  eigen_options.max_batch = max_batch;
+  const bool cpu = options.device == "cpu";
+  if (backend_name == "eigen" && !cpu) {
+    return Fail("bench nn",
+                absl::InvalidArgumentError(
+                    "option '--backend': the eigen backend runs on the CPU"),
+                kExitUsage);
   }
+  // What runs: auto resolves as for every other command (the same at
+  // every batch size; cli/evaluator_setup.h).
+  std::string runs_on = backend_name;
+  if (runs_on == "auto") runs_on = cpu ? AutoCpuBackend(kernel) : "torch";
+  absl::StatusOr<std::unique_ptr<nn::Backend>> made =
+      runs_on == "eigen" ? nn::MakeEigenBackend(*weights, eigen_options)
+                         : nn::MakeTorchBackend(*weights, options);
+  if (!made.ok()) return Fail("bench nn", made.status(), kExitInvalidInput);
+  const std::unique_ptr<nn::Backend> backend = *std::move(made);
   const double flops = static_cast<double>(nn::FlopsPerPosition(arch));
   std::cout << absl::StrFormat(
       "net: %s: %s, %s; %d parameters, %.2f MFLOP per position\n",
       cl->Get("net"), weights->header.game(), nn::ArchitectureSummary(arch),
       nn::ParameterCount(arch), flops / 1e6);
-  std::cout << absl::StrFormat(
-      "backend: %s (%s; BN %s, %s)\n", (*backend)->Info().name,
-      nn::TorchRuntimeSummary(), options.fold_batchnorm ? "folded" : "unfolded",
-      options.fold_batchnorm && options.channels_last ? "channels-last"
-                                                      : "NCHW");
+  if (runs_on == "eigen") {
+    std::cout << absl::StrFormat(
+        "backend: eigen: %s; %s 3x3 convolutions; %d threads, chunk %s, "
+        "preferred batch %d\n",
+        nn::EigenRuntimeSummary(kernel),
+        eigen_options.winograd ? "Winograd F(4x4,3x3)" : "direct",
+        *threads > 0 ? *threads
+                     : static_cast<int>(
+                           std::max(1u, std::thread::hardware_concurrency())),
+        *chunk > 0 ? std::to_string(*chunk) : std::string("default"),
+        backend->Info().preferred_batch);
+  } else {
+    std::cout << absl::StrFormat(
+        "backend: %s (%s; BN %s, %s)\n", backend->Info().name,
+        nn::TorchRuntimeSummary(),
+        options.fold_batchnorm ? "folded" : "unfolded",
+        options.fold_batchnorm && options.channels_last ? "channels-last"
+                                                        : "NCHW");
+  }
+  if (backend_name == "auto") {
+    std::cout << absl::StrFormat(
+        "auto: %s at every batch size (%s)\n", runs_on,
+        cpu ? Cat("eigen kernel ",
+                  kernel == "auto" ? nn::EigenDefaultKernel() : kernel)
+            : std::string("not on the CPU"));
+  }
 
   // The ceiling first: what this machine's LibTorch reaches on plain work.
   double ceiling = 0;
@@ -162,10 +226,10 @@ int BenchNn(const std::vector<std::string>& args) {
         c->conv_nchw_gflops, c->conv_nhwc_gflops, c->tower_gflops);
   }
 
-  const nn::BackendInfo& info = (*backend)->Info();
-  std::cout << absl::StrFormat("%7s %12s %12s %11s %10s %12s\n", "batch",
+  const nn::BackendInfo& info = backend->Info();
+  std::cout << absl::StrFormat("%7s %12s %12s %11s %10s %12s %8s\n", "batch",
                                "evals/s", "(mean)", "ms/batch", "GFLOP/s",
-                               ceiling > 0 ? "% of conv" : "");
+                               ceiling > 0 ? "% of conv" : "", "runs on");
   std::mt19937 rng(1);
   std::bernoulli_distribution bit(0.1);
   for (int batch : *batches) {
@@ -174,7 +238,7 @@ int BenchNn(const std::vector<std::string>& args) {
     std::vector<float> policy(static_cast<size_t>(batch) * info.policy_size);
     std::vector<float> wdl(static_cast<size_t>(batch) * 3);
     for (int i = 0; i < 3; ++i) {
-      (*backend)->Compute(batch, input.data(), policy.data(), wdl.data());
+      backend->Compute(batch, input.data(), policy.data(), wdl.data());
     }
     // Other processes share the cores: the median call is the robust
     // figure; the mean over the whole period is printed next to it.
@@ -182,7 +246,7 @@ int BenchNn(const std::vector<std::string>& args) {
     const auto start = std::chrono::steady_clock::now();
     do {
       const auto call = std::chrono::steady_clock::now();
-      (*backend)->Compute(batch, input.data(), policy.data(), wdl.data());
+      backend->Compute(batch, input.data(), policy.data(), wdl.data());
       times.push_back(SecondsSince(call));
     } while (SecondsSince(start) < *seconds);
     const double mean_evals = times.size() * batch / SecondsSince(start);
@@ -191,10 +255,11 @@ int BenchNn(const std::vector<std::string>& args) {
     const double evals = batch / median;
     const double gflops = evals * flops / 1e9;
     std::cout << absl::StrFormat(
-        "%7d %12.1f %12.1f %11.3f %10.1f %12s\n", batch, evals, mean_evals,
+        "%7d %12.1f %12.1f %11.3f %10.1f %12s %8s\n", batch, evals, mean_evals,
         1000 * median, gflops,
         ceiling > 0 ? absl::StrFormat("%.1f%%", 100 * gflops / ceiling)
-                    : std::string());
+                    : std::string(),
+        runs_on);
   }
   if (ceiling > 0) {
     std::cout << absl::StrFormat(
@@ -202,6 +267,11 @@ int BenchNn(const std::vector<std::string>& args) {
         "whole period; %% of conv: of the best of the NCHW conv, "
         "channels-last conv and plain tower ceilings (%.1f GFLOP/s)\n",
         ceiling);
+  }
+  if (runs_on == "eigen" && eigen_options.winograd) {
+    std::cout << "GFLOP/s count the direct convolution's operations; "
+                 "Winograd F(4x4,3x3) does 4x fewer multiplications in the "
+                 "3x3 convolutions\n";
   }
   return kExitOk;
 }

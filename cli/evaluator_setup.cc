@@ -1,18 +1,67 @@
 #include "cli/evaluator_setup.h"
 
+#include <algorithm>
+
 #include "engine/game/strings.h"
 #include "nn/batching_evaluator.h"
+#include "nn/eigen_backend.h"
 #include "nn/torch_backend.h"
 #include "nn/weights_file.h"
 
 namespace volkhv::cli {
+
+// Measured with `volkhv bench nn --backend eigen|torch --threads 1|2 --batch
+// 1,2,4,8,16,32,64,256` (the 6x64 Tavreli net of configs/net-cpu.textproto)
+// on the 2-core development machine (AMD EPYC, Zen 5, shared with other
+// work), medians of interleaved runs, in evaluations per second:
+//   - eigen avx512: 6100-6600 at every batch size with 1 thread; LibTorch
+//     950 at batch 1 rising to 3100 at batch 64 (2 threads: LibTorch's
+//     OpenMP threads stall under load, 7-2000);
+//   - eigen avx2: 3800-4200; LibTorch limited to AVX2 (ATEN_CPU_CAPABILITY=
+//     avx2, ONEDNN_MAX_CPU_ISA=AVX2): 940 rising to 1600;
+//   - eigen's portable path: 700-880; LibTorch limited to AVX (as on a CPU
+//     without AVX2): 870 at batch 1 rising to 1340, ahead at every size
+//     with 1 thread.
+// So no batch size changes the choice: eigen where its direct kernels run,
+// else LibTorch.
+std::string AutoCpuBackend(const std::string& eigen_kernel) {
+  const std::string kernel =
+      eigen_kernel == "auto" ? nn::EigenDefaultKernel() : eigen_kernel;
+  return kernel == "avx512" || kernel == "avx2" ? "eigen" : "torch";
+}
+
+absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
+    const EvaluatorSettings& settings, const nn::NetworkWeights& weights) {
+  const bool cpu = settings.device == "cpu";
+  if (settings.backend == "eigen" && !cpu) {
+    return absl::InvalidArgumentError(
+        Cat("option '--backend': the eigen backend runs on the CPU, not on "
+            "device '", settings.device, "'"));
+  }
+  std::string backend = settings.backend;
+  if (backend == "auto") backend = cpu ? AutoCpuBackend() : "torch";
+  if (backend == "eigen") {
+    nn::EigenBackendOptions options;
+    options.threads = settings.threads;
+    options.max_batch = std::max(settings.max_batch, 1);
+    return nn::MakeEigenBackend(weights, options);
+  }
+  nn::TorchBackendOptions options;
+  options.device = settings.device;
+  options.threads = settings.threads;
+  options.max_batch = std::max(settings.max_batch, 1);
+  return nn::MakeTorchBackend(weights, options);
+}
 
 std::vector<OptionSpec> EvaluatorOptionSpecs() {
   const EvaluatorSettings d;
   return {
       {"net", "FILE", d.net, "network weights file, or 'random' (uniform "
                              "policy, value 0)"},
-      {"backend", "NAME", d.backend, "inference backend: auto or torch"},
+      {"backend", "NAME", d.backend,
+       "inference backend: eigen (CPU), torch (LibTorch, CPU or GPU) or "
+       "auto (on the CPU eigen where it has AVX2 or AVX-512 kernels, else "
+       "torch; torch on a GPU)"},
       {"device", "DEV", d.device, "cpu, cuda or cuda:N (torch backend)"},
       {"threads", "N", std::to_string(d.threads),
        "inference threads (0 = one per core)"},
@@ -31,10 +80,15 @@ absl::StatusOr<EvaluatorSettings> EvaluatorSettingsFromCommandLine(
   s.net = cl.Get("net");
   s.backend = cl.Get("backend");
   s.device = cl.Get("device");
-  if (s.backend != "auto" && s.backend != "torch") {
+  if (s.backend != "auto" && s.backend != "torch" && s.backend != "eigen") {
     return absl::InvalidArgumentError(
         Cat("option '--backend': unknown backend '", s.backend,
-            "' (known: auto, torch)"));
+            "' (known: auto, eigen, torch)"));
+  }
+  if (s.backend == "eigen" && s.device != "cpu") {
+    return absl::InvalidArgumentError(
+        Cat("option '--backend': the eigen backend runs on the CPU, not on "
+            "device '", s.device, "'"));
   }
   struct IntOption {
     const char* name;
@@ -71,13 +125,12 @@ absl::StatusOr<std::unique_ptr<nn::Evaluator>> MakeEvaluator(
       !fits.ok()) {
     return absl::InvalidArgumentError(Cat(settings.net, ": ", fits.message()));
   }
-  nn::TorchBackendOptions options;
-  options.device = settings.device;
-  options.threads = settings.threads;
-  options.max_batch = std::max(settings.max_batch, 1);
   absl::StatusOr<std::unique_ptr<nn::Backend>> backend =
-      nn::MakeTorchBackend(*weights, options);
-  if (!backend.ok()) return backend.status();
+      MakeBackend(settings, *weights);
+  if (!backend.ok()) {
+    return absl::Status(backend.status().code(),
+                        Cat(settings.net, ": ", backend.status().message()));
+  }
   return std::unique_ptr<nn::Evaluator>(
       std::make_unique<nn::BatchingEvaluator>(
           *std::move(backend), *std::move(encoder),

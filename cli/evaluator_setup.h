@@ -10,7 +10,9 @@
 #include "absl/status/statusor.h"
 #include "cli/args.h"
 #include "engine/game/game.h"
+#include "nn/backend.h"
 #include "nn/evaluator.h"
+#include "nn/weights_file.h"
 
 namespace volkhv::cli {
 
@@ -29,6 +31,18 @@ struct EvaluatorSettings {
 
 absl::StatusOr<EvaluatorSettings> EvaluatorSettingsFromCommandLine(
     const CommandLine& cl);
+
+// What `--backend auto` runs on the CPU, given the eigen backend's kernel
+// ("auto" = the one this CPU runs): "eigen" when that is a direct kernel
+// (AVX2 or AVX-512), else "torch"; the same at every batch size, as
+// measured (see the .cc). On a GPU device, auto is torch.
+std::string AutoCpuBackend(const std::string& eigen_kernel = "auto");
+
+// The backend the settings name for `weights` (already read and checked):
+// torch (LibTorch, --device), eigen (CPU only) or auto (AutoCpuBackend on
+// the CPU, torch on a GPU).
+absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
+    const EvaluatorSettings& settings, const nn::NetworkWeights& weights);
 
 // `random`: uniform priors, value 0 (nn::UniformEvaluator). A file: the net
 // is read and checked against the game, then served by its backend behind a

@@ -13,8 +13,12 @@ struct BackendInfo {
   std::string name;         // "torch-cpu", "torch-cuda", "eigen", "uniform"
   InputShape input;         // what Compute reads per position
   int policy_size = 0;      // logits Compute writes per position
-  int preferred_batch = 1;  // the batch size the backend runs best at
-  int max_batch = 1024;
+  // The batch size the backend runs best at: larger batches gain it little
+  // throughput per position. The batching evaluator runs a batch as soon
+  // as it holds this many positions (capped by its max_batch) instead of
+  // waiting for more.
+  int preferred_batch = 1;
+  int max_batch = 1024;  // never more positions per Compute
 };
 
 // Contract: Compute is called by one thread at a time (the batching

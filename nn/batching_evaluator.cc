@@ -51,6 +51,8 @@ BatchingEvaluator::BatchingEvaluator(std::unique_ptr<Backend> backend,
       encoder_(std::move(encoder)),
       options_{std::clamp(options.max_batch, 1, backend_->Info().max_batch),
                options.max_wait_us, options.cache_entries},
+      ready_batch_(
+          std::clamp(backend_->Info().preferred_batch, 1, options_.max_batch)),
       input_size_(encoder_->Shape().Size()),
       policy_size_(encoder_->PolicySize()),
       cache_(options.cache_entries) {
@@ -121,7 +123,7 @@ bool BatchingEvaluator::ReadyLocked(
     std::chrono::steady_clock::time_point now) const {
   const int size = static_cast<int>(pending_->slots.size());
   if (size == 0 || pending_->filled < size) return false;
-  return size >= options_.max_batch ||
+  return size >= ready_batch_ ||
          now - pending_->first_request >=
              std::chrono::microseconds(options_.max_wait_us);
 }

@@ -19,6 +19,9 @@
 
 namespace volkhv::nn {
 
+// A batch goes to the backend once it holds min(max_batch, the backend's
+// preferred_batch) positions, or when its first position has waited
+// max_wait_us (max_batch is capped by the backend's max_batch).
 struct BatchingOptions {
   int max_batch = 256;          // never more positions per backend call
   int max_wait_us = 300;        // how long a partial batch waits for more
@@ -76,6 +79,8 @@ class BatchingEvaluator final : public Evaluator {
   const std::unique_ptr<Backend> backend_;
   const std::unique_ptr<Encoder> encoder_;
   const BatchingOptions options_;
+  // Batches of this many run at once: min(max_batch, preferred_batch).
+  const int ready_batch_;
   const int input_size_;
   const int policy_size_;
   NnCache cache_;

@@ -1,0 +1,12 @@
+// The AVX-512 build of the direct kernels (nn/eigen_kernels.inc). This file
+// alone is compiled with -mavx512f -mavx2 -mfma (nn/eigen.cmake); its code
+// runs only after nn/eigen_backend.cc has checked that the CPU has them.
+#define VOLKHV_EIGEN_KERNELS_AVX512
+#define VOLKHV_EIGEN_KERNELS_NAMESPACE avx512
+#include "nn/eigen_kernels.inc"
+
+namespace volkhv::nn::eigen_kernels {
+
+const KernelTable* Avx512Kernels() { return &avx512::kTable; }
+
+}  // namespace volkhv::nn::eigen_kernels
