@@ -76,6 +76,18 @@ absl::StatusOr<int> CommandLine::GetInt(const std::string& name, int min,
   return value;
 }
 
+absl::StatusOr<uint64_t> CommandLine::GetUint64(const std::string& name) const {
+  const std::string& text = Get(name);
+  uint64_t value = 0;
+  const auto [end, ec] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
+                                          "' is not a non-negative integer"));
+  }
+  return value;
+}
+
 std::string OptionsHelp(const std::vector<OptionSpec>& specs) {
   std::string out;
   for (const OptionSpec& s : specs) {

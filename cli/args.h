@@ -3,6 +3,7 @@
 #ifndef VOLKHV_CLI_ARGS_H_
 #define VOLKHV_CLI_ARGS_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,8 @@ class CommandLine {
   bool Flag(const std::string& name) const { return Given(name); }
   // Errors name the option.
   absl::StatusOr<int> GetInt(const std::string& name, int min, int max) const;
+  // A non-negative 64-bit integer (seeds). Errors name the option.
+  absl::StatusOr<uint64_t> GetUint64(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }
 
  private:

@@ -1,6 +1,5 @@
 // `volkhv net init|describe`: write a randomly initialised network file, and
 // print what a network file holds.
-#include <charconv>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -21,17 +20,6 @@ namespace {
 constexpr char kUsage[] =
     "usage: volkhv net init --game G --config FILE --out FILE [--seed N]\n"
     "       volkhv net describe FILE [--all-tensors]\n";
-
-absl::StatusOr<uint64_t> ParseSeed(const std::string& text) {
-  uint64_t value = 0;
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return absl::InvalidArgumentError(
-        Cat("option '--seed': '", text, "' is not a non-negative integer"));
-  }
-  return value;
-}
 
 std::string HumanBytes(double bytes) {
   if (bytes >= 1048576) return absl::StrFormat("%.1f MiB", bytes / 1048576);
@@ -74,7 +62,7 @@ int NetInit(const std::vector<std::string>& args) {
   if (!config.ok()) return Fail("net init", config.status(), kExitInvalidInput);
   uint64_t seed = config->seed();
   if (cl->Given("seed")) {
-    absl::StatusOr<uint64_t> given = ParseSeed(cl->Get("seed"));
+    absl::StatusOr<uint64_t> given = cl->GetUint64("seed");
     if (!given.ok()) return Fail("net init", given.status(), kExitUsage);
     seed = *given;
   }

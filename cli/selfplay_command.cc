@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <charconv>
 #include <csignal>
 #include <cstdio>
 #include <iostream>
@@ -69,17 +68,6 @@ extern "C" void OnStopSignal(int sig) {
     std::signal(sig, SIG_DFL);
     std::raise(sig);
   }
-}
-
-absl::StatusOr<uint64_t> ParseSeed(const std::string& text) {
-  uint64_t value = 0;
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return absl::InvalidArgumentError(
-        Cat("option '--seed': '", text, "' is not a non-negative integer"));
-  }
-  return value;
 }
 
 std::string Duration(double seconds) {
@@ -234,7 +222,7 @@ int RunSelfplay(const std::vector<std::string>& args) {
     config.set_cheap_visits(config.visits());
   }
   if (cl->Given("seed")) {
-    absl::StatusOr<uint64_t> seed = ParseSeed(cl->Get("seed"));
+    absl::StatusOr<uint64_t> seed = cl->GetUint64("seed");
     if (!seed.ok()) return Fail("selfplay", seed.status(), kExitUsage);
     config.set_seed(*seed);
   }

@@ -9,29 +9,10 @@
 
 #include "absl/strings/str_format.h"
 #include "engine/game/strings.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
+#include "nn/text_proto.h"
 
 namespace volkhv::selfplay {
 namespace {
-
-// Keeps the first error of the text-format parser.
-class FirstError : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (message_.empty()) {
-      line_ = line;
-      message_ = Cat(line + 1, ":", column + 1, ": ", message);
-    }
-  }
-  const std::string& message() const { return message_; }
-  int line() const { return line_; }
-
- private:
-  std::string message_;
-  int line_ = -1;
-};
 
 absl::Status IntInRange(std::string_view field, int64_t value, int64_t min,
                         int64_t max) {
@@ -108,23 +89,9 @@ absl::Status ValidateSelfplayConfig(const proto::SelfplayConfig& c) {
 absl::Status MergeSelfplayConfigText(std::string_view text,
                                      std::string_view source_name,
                                      proto::SelfplayConfig* config) {
-  google::protobuf::TextFormat::Parser parser;
-  FirstError error;
-  parser.RecordErrorsTo(&error);
-  parser.AllowUnknownField(false);
-  const std::string input(text);
-  if (!parser.MergeFromString(input, config)) {
-    std::string message = Cat(source_name, ":", error.message());
-    // Quote the offending line: the parser's message may name only the
-    // value.
-    if (error.line() >= 0) {
-      const std::vector<std::string_view> lines = Split(input, "\n", false);
-      if (error.line() < static_cast<int>(lines.size())) {
-        const std::string_view line = Trim(lines[error.line()]);
-        if (!line.empty()) Append(&message, " (in '", line, "')");
-      }
-    }
-    return absl::InvalidArgumentError(message);
+  if (absl::Status s = nn::MergeTextProto(text, source_name, config);
+      !s.ok()) {
+    return s;
   }
   if (absl::Status s = ValidateSelfplayConfig(*config); !s.ok()) {
     return absl::InvalidArgumentError(Cat(source_name, ": ", s.message()));
