@@ -85,7 +85,8 @@ int BenchSearch(const std::vector<std::string>& args) {
   }
   absl::StatusOr<EvaluatorSettings> settings =
       EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok()) return Fail("bench search", settings.status(), kExitUsage);
+  if (!settings.ok())
+    return Fail("bench search", settings.status(), kExitUsage);
   search::SearchParams params;
   search::SearchLimits limits;
   if (cl->Given("visits")) {

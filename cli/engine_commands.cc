@@ -30,7 +30,6 @@ namespace {
 
 constexpr int kMaxVisits = 100000000;
 
-
 void Add(std::vector<OptionSpec>* specs, std::vector<OptionSpec> more) {
   for (OptionSpec& spec : more) specs->push_back(std::move(spec));
 }

@@ -36,7 +36,8 @@ absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
   if (settings.backend == "eigen" && !cpu) {
     return absl::InvalidArgumentError(
         Cat("option '--backend': the eigen backend runs on the CPU, not on "
-            "device '", settings.device, "'"));
+            "device '",
+            settings.device, "'"));
   }
   std::string backend = settings.backend;
   if (backend == "auto") backend = cpu ? AutoCpuBackend() : "torch";
@@ -56,8 +57,9 @@ absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
 std::vector<OptionSpec> EvaluatorOptionSpecs() {
   const EvaluatorSettings d;
   return {
-      {"net", "FILE", d.net, "network weights file, or 'random' (uniform "
-                             "policy, value 0)"},
+      {"net", "FILE", d.net,
+       "network weights file, or 'random' (uniform "
+       "policy, value 0)"},
       {"backend", "NAME", d.backend,
        "inference backend: eigen (CPU), torch (LibTorch, CPU or GPU) or "
        "auto (on the CPU eigen where it has AVX2 or AVX-512 kernels, else "
@@ -88,7 +90,8 @@ absl::StatusOr<EvaluatorSettings> EvaluatorSettingsFromCommandLine(
   if (s.backend == "eigen" && s.device != "cpu") {
     return absl::InvalidArgumentError(
         Cat("option '--backend': the eigen backend runs on the CPU, not on "
-            "device '", s.device, "'"));
+            "device '",
+            s.device, "'"));
   }
   struct IntOption {
     const char* name;
@@ -131,11 +134,10 @@ absl::StatusOr<std::unique_ptr<nn::Evaluator>> MakeEvaluator(
     return absl::Status(backend.status().code(),
                         Cat(settings.net, ": ", backend.status().message()));
   }
-  return std::unique_ptr<nn::Evaluator>(
-      std::make_unique<nn::BatchingEvaluator>(
-          *std::move(backend), *std::move(encoder),
-          nn::BatchingOptions{settings.max_batch, settings.max_wait_us,
-                              settings.cache_entries}));
+  return std::unique_ptr<nn::Evaluator>(std::make_unique<nn::BatchingEvaluator>(
+      *std::move(backend), *std::move(encoder),
+      nn::BatchingOptions{settings.max_batch, settings.max_wait_us,
+                          settings.cache_entries}));
 }
 
 }  // namespace volkhv::cli

@@ -39,8 +39,8 @@ selfplay::GameFileRecord ToGameFile(const proto::GameRecord& record,
   selfplay::GameFileRecord out;
   out.event = record.engine().empty() ? "volkhv" : record.engine();
   out.game = record.game();
-  out.variant = record.game_options().empty() ? "standard"
-                                              : record.game_options();
+  out.variant =
+      record.game_options().empty() ? "standard" : record.game_options();
   out.first_title = selfplay::SideTitle(start.Info().first_player_name);
   out.second_title = selfplay::SideTitle(start.Info().second_player_name);
   out.first_player = out.second_player =
@@ -77,7 +77,8 @@ int Show(const std::vector<std::string>& args) {
   }
   absl::StatusOr<std::vector<proto::GameRecord>> games =
       selfplay::ReadGameRecords(cl->positional()[0]);
-  if (!games.ok()) return Fail("records show", games.status(), kExitInvalidInput);
+  if (!games.ok())
+    return Fail("records show", games.status(), kExitInvalidInput);
   int first = 0;
   int last = static_cast<int>(games->size());
   if (cl->Given("index")) {
@@ -113,14 +114,16 @@ int Stats(const std::vector<std::string>& args) {
   absl::StatusOr<selfplay::DirectoryRead> read = selfplay::ReadRecordDirectory(
       cl->positional()[0],
       [](const std::string& warning) { std::cerr << warning << "\n"; });
-  if (!read.ok()) return Fail("records stats", read.status(), kExitInvalidInput);
+  if (!read.ok())
+    return Fail("records stats", read.status(), kExitInvalidInput);
   std::map<std::string, int> games_by_kind, results, terminations;
   std::map<int, int64_t> heights;  // stack height -> stacks seen
   int64_t plies = 0, full_plies = 0, bad_games = 0;
   for (const proto::GameRecord& g : read->games) {
     ++games_by_kind[g.game()];
     ++results[std::string(selfplay::WinnerName(g.winner()))];
-    ++terminations[std::string(selfplay::TerminationProtoName(g.termination()))];
+    ++terminations[std::string(
+        selfplay::TerminationProtoName(g.termination()))];
     plies += g.plies_size();
     for (const proto::PlyRecord& p : g.plies()) full_plies += p.full_search();
     const absl::Status replay =
@@ -133,8 +136,8 @@ int Stats(const std::vector<std::string>& args) {
     if (!replay.ok()) ++bad_games;
   }
   const size_t n = read->games.size();
-  std::cout << "files: " << read->files_read << " read, "
-            << read->files_skipped << " skipped\n"
+  std::cout << "files: " << read->files_read << " read, " << read->files_skipped
+            << " skipped\n"
             << "games: " << n;
   for (const auto& [kind, count] : games_by_kind) {
     std::cout << " (" << kind << " " << count << ")";

@@ -10,9 +10,9 @@
 namespace volkhv::nn {
 
 struct BackendInfo {
-  std::string name;         // "torch-cpu", "torch-cuda", "eigen", "uniform"
-  InputShape input;         // what Compute reads per position
-  int policy_size = 0;      // logits Compute writes per position
+  std::string name;     // "torch-cpu", "torch-cuda", "eigen", "uniform"
+  InputShape input;     // what Compute reads per position
+  int policy_size = 0;  // logits Compute writes per position
   // The batch size the backend runs best at: larger batches gain it little
   // throughput per position. The batching evaluator runs a batch as soon
   // as it holds this many positions (capped by its max_batch) instead of

@@ -34,8 +34,7 @@ class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
 
 }  // namespace
 
-absl::Status MergeTextProto(std::string_view text,
-                            std::string_view source_name,
+absl::Status MergeTextProto(std::string_view text, std::string_view source_name,
                             google::protobuf::Message* message) {
   google::protobuf::TextFormat::Parser parser;
   FirstErrorCollector errors;

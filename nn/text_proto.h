@@ -17,8 +17,7 @@ namespace volkhv::nn {
 // "<source_name>:<line>:<column>: <parser's message> (in '<that line>')",
 // quoting the line so that the key is named even when the parser names only
 // the value. Thread-safe.
-absl::Status MergeTextProto(std::string_view text,
-                            std::string_view source_name,
+absl::Status MergeTextProto(std::string_view text, std::string_view source_name,
                             google::protobuf::Message* message);
 
 // Reads a whole text file; errors start with the path. Thread-safe.

@@ -281,8 +281,7 @@ std::string ArchitectureSummary(const proto::Architecture& arch) {
 }
 
 absl::StatusOr<NetworkWeights> ParseNetworkWeights(std::string_view bytes) {
-  absl::StatusOr<std::string_view> checked =
-      CheckedBody(bytes, "network file");
+  absl::StatusOr<std::string_view> checked = CheckedBody(bytes, "network file");
   if (!checked.ok()) return checked.status();
   const std::string_view body = *checked;
   proto::NetworkFile file;

@@ -83,8 +83,8 @@ struct GameOutcome {
   std::string termination;   // "checkmate", "adjudication: 500 plies", ...
   End end = End::kRules;
   Termination rules_termination = Termination::kNone;  // when kRules
-  std::string start_position;  // before the opening's moves
-  std::vector<Move> moves;     // every ply, the opening's included
+  std::string start_position;           // before the opening's moves
+  std::vector<Move> moves;              // every ply, the opening's included
   std::vector<std::string> move_texts;  // the same in canonical notation
 };
 

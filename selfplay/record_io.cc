@@ -4,7 +4,6 @@
 #include <filesystem>
 
 #include "absl/strings/numbers.h"
-
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
 #include "nn/checked_file.h"
@@ -99,9 +98,9 @@ absl::StatusOr<std::unique_ptr<GameState>> RecordStartState(
     const size_t eq = item.find('=');
     int value = 0;
     if (eq == std::string_view::npos ||
-        !absl::SimpleAtoi(absl::string_view(item.data() + eq + 1,
-                                            item.size() - eq - 1),
-                          &value)) {
+        !absl::SimpleAtoi(
+            absl::string_view(item.data() + eq + 1, item.size() - eq - 1),
+            &value)) {
       return absl::InvalidArgumentError(
           Cat("bad game option '", item, "' in a record"));
     }
@@ -124,9 +123,9 @@ absl::Status ReplayRecord(
     const Move move = UnpackMove(record.plies(ply).move());
     (*state)->LegalMoves(&legal);
     if (!legal.contains(move)) {
-      return absl::DataLossError(
-          Cat("ply ", ply + 1, " (", record.plies(ply).move_text(),
-              ") is not legal"));
+      return absl::DataLossError(Cat("ply ", ply + 1, " (",
+                                     record.plies(ply).move_text(),
+                                     ") is not legal"));
     }
     (*state)->Play(move);
   }

@@ -89,8 +89,7 @@ absl::Status ValidateSelfplayConfig(const proto::SelfplayConfig& c) {
 absl::Status MergeSelfplayConfigText(std::string_view text,
                                      std::string_view source_name,
                                      proto::SelfplayConfig* config) {
-  if (absl::Status s = nn::MergeTextProto(text, source_name, config);
-      !s.ok()) {
+  if (absl::Status s = nn::MergeTextProto(text, source_name, config); !s.ok()) {
     return s;
   }
   if (absl::Status s = ValidateSelfplayConfig(*config); !s.ok()) {

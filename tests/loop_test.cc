@@ -1,6 +1,8 @@
 // The generation loop end to end through the binary: two generations of a
 // tiny config, and a loop killed at random moments that, restarted, ends
 // with every generation exactly once and no game lost or repeated.
+#include "training/loop.h"
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,7 +14,6 @@
 #include "engine/game/strings.h"
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
-#include "training/loop.h"
 
 namespace volkhv {
 namespace {
@@ -51,8 +52,7 @@ std::string Dir(const std::string& name) {
 std::string WriteConfig(const std::string& dir, int generations) {
   std::string text = kTinyConfig;
   text.replace(text.find("GENERATIONS"), 11, std::to_string(generations));
-  const std::string path =
-      Cat(dir, "/tiny-", generations, ".textproto");
+  const std::string path = Cat(dir, "/tiny-", generations, ".textproto");
   std::ofstream(path) << text;
   return path;
 }
@@ -82,8 +82,7 @@ std::map<std::string, int> GamesByGeneration(const std::string& games_dir) {
     EXPECT_TRUE(games.ok()) << games.status().message();
     for (const proto::GameRecord& g : *games) {
       ++counts[fs::path(path).filename().string().substr(0, 8)];
-      EXPECT_TRUE(
-          selfplay::ReplayRecord(g, [](const GameState&, int) {}).ok());
+      EXPECT_TRUE(selfplay::ReplayRecord(g, [](const GameState&, int) {}).ok());
     }
   }
   return counts;
@@ -163,8 +162,8 @@ TEST(LoopTest, BadConfigsNameTheKey) {
       << "game: \"tavlei9\"\nselfplay { visits: 0 }\n";
   std::ofstream(dir + "/game.textproto") << "game: \"chess\"\n";
   for (const char* name : {"unknown", "range", "game"}) {
-    EXPECT_EQ(RunVolkhvLoop(Cat("--config ", dir, "/", name, ".textproto --dir ", dir,
-                      "/run-", name)),
+    EXPECT_EQ(RunVolkhvLoop(Cat("--config ", dir, "/", name,
+                                ".textproto --dir ", dir, "/run-", name)),
               1)
         << name;
   }

@@ -13,9 +13,9 @@
 #include <cstring>
 #include <functional>
 #include <map>
-#include <set>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -699,10 +699,10 @@ TEST(TavreliPolicyMapTest, KnownIndices) {
   EXPECT_EQ(TavreliCountBucket(1, 5), 1);
   EXPECT_EQ(TavreliCountBucket(2, 3), 2);
   EXPECT_EQ(TavreliCountBucket(3, 4), 3);
-  EXPECT_EQ(TavreliCountBucket(4, 5), 4);   // all but one
+  EXPECT_EQ(TavreliCountBucket(4, 5), 4);  // all but one
   EXPECT_EQ(TavreliCountBucket(31, 32), 4);
   EXPECT_EQ(TavreliCountBucket(30, 32), 5);
-  EXPECT_EQ(TavreliCountBucket(5, 8), 6);   // all but three
+  EXPECT_EQ(TavreliCountBucket(5, 8), 6);  // all but three
   EXPECT_EQ(TavreliCountBucket(4, 8), 7);
   EXPECT_EQ(TavreliCountBucket(16, 32), 7);
   // Every count of a stack of up to 8 has its own bucket.

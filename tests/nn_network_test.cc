@@ -17,11 +17,11 @@
 
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
+#include "nn/checked_file.h"
 #include "nn/encoder.h"
 #include "nn/network.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
-#include "nn/checked_file.h"
 #include "nn/weights_file.h"
 
 namespace volkhv::nn {

@@ -75,8 +75,8 @@ TEST(RecordsTest, DamagedFilesAreSkippedWithAWarning) {
       WriteGameRecords(dir + "/2-cut.vrec", {MakeRecord("tavreli", 40)}).ok());
   ASSERT_TRUE(
       WriteGameRecords(dir + "/3-flip.vrec", {MakeRecord("tavlei9", 40)}).ok());
-  std::filesystem::resize_file(dir + "/2-cut.vrec",
-                               std::filesystem::file_size(dir + "/2-cut.vrec") / 2);
+  std::filesystem::resize_file(
+      dir + "/2-cut.vrec", std::filesystem::file_size(dir + "/2-cut.vrec") / 2);
   {
     std::fstream f(dir + "/3-flip.vrec",
                    std::ios::in | std::ios::out | std::ios::binary);

@@ -35,7 +35,9 @@ std::string GenName(int generation) {
 struct RunPaths {
   std::string root;
   std::string Config() const { return root + "/config.textproto"; }
-  std::string Net(int g) const { return Cat(root, "/nets/", GenName(g), ".net"); }
+  std::string Net(int g) const {
+    return Cat(root, "/nets/", GenName(g), ".net");
+  }
   std::string Games() const { return root + "/games"; }
   std::string SelfplayStats(int g) const {
     return Cat(root, "/selfplay/", GenName(g), ".textproto");
@@ -89,8 +91,7 @@ absl::StatusOr<std::unique_ptr<Game>> LoopGame(
 }
 
 double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       since)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since)
       .count();
 }
 
@@ -320,10 +321,9 @@ absl::StatusOr<proto::EvaluationStats> Loop::Evaluate(
   const std::string name = GenName(g);
   selfplay::NetLoader loader = options_.load_net;
   absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> player =
-      selfplay::MakePlayerFactory(
-          Cat("mcts:net=", paths_.Net(g), ",visits=", e.visits(),
-              ",name=", name),
-          *game_, loader);
+      selfplay::MakePlayerFactory(Cat("mcts:net=", paths_.Net(g),
+                                      ",visits=", e.visits(), ",name=", name),
+                                  *game_, loader);
   if (!player.ok()) return player.status();
   absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> other =
       selfplay::MakePlayerFactory(opponent_spec, *game_, loader);
@@ -417,7 +417,8 @@ absl::Status Loop::Finish(int g, const std::string& selfplay_net,
     return s;
   }
   done->push_back(record);
-  if (absl::Status s = WriteMetricsCsv(*done, options_.run_dir + "/metrics.csv");
+  if (absl::Status s =
+          WriteMetricsCsv(*done, options_.run_dir + "/metrics.csv");
       !s.ok()) {
     return s;
   }
@@ -425,22 +426,20 @@ absl::Status Loop::Finish(int g, const std::string& selfplay_net,
 }
 
 absl::Status Loop::Run() {
-  for (const char* sub : {"nets", "games", "selfplay", "train", "eval",
-                          "generations"}) {
+  for (const char* sub :
+       {"nets", "games", "selfplay", "train", "eval", "generations"}) {
     std::error_code error;
     fs::create_directories(Cat(options_.run_dir, "/", sub), error);
     if (error) {
-      return absl::PermissionDeniedError(Cat(options_.run_dir, "/", sub,
-                                             ": cannot create: ",
-                                             error.message()));
+      return absl::PermissionDeniedError(Cat(
+          options_.run_dir, "/", sub, ": cannot create: ", error.message()));
     }
   }
   if (absl::Status s = EnsureNetZero(); !s.ok()) return s;
   absl::StatusOr<std::vector<proto::GenerationRecord>> done =
       ReadGenerations(options_.run_dir);
   if (!done.ok()) return done.status();
-  for (int g = static_cast<int>(done->size()); g < config_.generations();
-       ++g) {
+  for (int g = static_cast<int>(done->size()); g < config_.generations(); ++g) {
     const auto start = std::chrono::steady_clock::now();
     const std::string selfplay_net = SelfplayNet(g, *done);
     if (absl::Status s = SelfPlay(g, selfplay_net); !s.ok()) return s;
@@ -469,8 +468,7 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   if (!game.ok()) return game.status();
   if (config.generations() < 1 || config.generations() > 100000) {
     return absl::InvalidArgumentError(
-        Cat("generations: must be in [1, 100000], got ",
-            config.generations()));
+        Cat("generations: must be in [1, 100000], got ", config.generations()));
   }
   if (absl::Status s = nn::ValidateArchitecture(config.network().architecture(),
                                                 /*require_geometry=*/false);
@@ -544,12 +542,10 @@ absl::Status RunLoop(const LoopOptions& options) {
   if (options.config.has_value()) {
     config = *options.config;
     if (stored.has_value() &&
-        !google::protobuf::util::MessageDifferencer::Equals(config,
-                                                            *stored)) {
-      return absl::FailedPreconditionError(
-          Cat(options.run_dir, " was started with another config (",
-              paths.Config(),
-              "); continue it without --config, or use a new --dir"));
+        !google::protobuf::util::MessageDifferencer::Equals(config, *stored)) {
+      return absl::FailedPreconditionError(Cat(
+          options.run_dir, " was started with another config (", paths.Config(),
+          "); continue it without --config, or use a new --dir"));
     }
   } else if (stored.has_value()) {
     config = *stored;

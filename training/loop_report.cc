@@ -93,15 +93,15 @@ std::string Chart(const std::string& title, const std::string& y_label,
     for (size_t i = 0; i < s.y.size(); ++i) {
       Append(&points, absl::StrFormat("%.1f,%.1f ", x_of(i), y_of(s.y[i])));
       if (!s.error.empty()) {
-        Append(&svg, absl::StrFormat(
-                         "<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
-                         "stroke='%s' opacity='0.5'/>\n",
-                         x_of(i), y_of(s.y[i] - s.error[i]), x_of(i),
-                         y_of(s.y[i] + s.error[i]), s.color));
+        Append(&svg,
+               absl::StrFormat("<line x1='%.1f' y1='%.1f' x2='%.1f' y2='%.1f' "
+                               "stroke='%s' opacity='0.5'/>\n",
+                               x_of(i), y_of(s.y[i] - s.error[i]), x_of(i),
+                               y_of(s.y[i] + s.error[i]), s.color));
       }
-      Append(&svg, absl::StrFormat(
-                       "<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n",
-                       x_of(i), y_of(s.y[i]), s.color));
+      Append(&svg,
+             absl::StrFormat("<circle cx='%.1f' cy='%.1f' r='3' fill='%s'/>\n",
+                             x_of(i), y_of(s.y[i]), s.color));
     }
     Append(&svg, absl::StrFormat(
                      "<polyline points='%s' fill='none' stroke='%s'/>\n"
@@ -191,8 +191,8 @@ absl::Status WriteReportHtml(const std::vector<proto::GenerationRecord>& rows,
       config.game(), config.game(), static_cast<int>(rows.size()),
       config.generations());
   Append(&html, Chart("Training losses (nats)", "loss", losses),
-         Chart("Strength: Elo relative to generation 0 (95 % intervals)",
-               "Elo", {elo}),
+         Chart("Strength: Elo relative to generation 0 (95 % intervals)", "Elo",
+               {elo}),
          Chart("Self-play throughput", "games/hour", {speed}));
   Append(&html,
          "<table border='1' cellpadding='3' style='border-collapse:collapse'>"
@@ -201,20 +201,19 @@ absl::Status WriteReportHtml(const std::vector<proto::GenerationRecord>& rows,
          "vs previous</th><th>Elo vs gen 0</th><th>accepted</th></tr>\n");
   for (const proto::GenerationRecord& r : rows) {
     const proto::EvaluationStats& e = r.vs_previous();
-    Append(&html,
-           absl::StrFormat(
-               "<tr><td>%d</td><td>%d</td><td>%.1f</td><td>%.3f</td><td>%.3f"
-               "</td><td>%d/%d/%d</td><td>%+.0f &plusmn; %.0f</td><td>%+.0f "
-               "&plusmn; %.0f</td><td>%s</td></tr>\n",
-               r.generation(), r.selfplay().games(),
-               r.selfplay().games()
-                   ? static_cast<double>(r.selfplay().plies()) /
-                         r.selfplay().games()
-                   : 0.0,
-               r.training().policy_loss(), r.training().value_loss(),
-               e.wins(), e.draws(), e.losses(), e.elo(), e.elo_error(),
-               r.elo_total(), r.elo_total_error(),
-               r.accepted() ? "yes" : "no"));
+    Append(
+        &html,
+        absl::StrFormat(
+            "<tr><td>%d</td><td>%d</td><td>%.1f</td><td>%.3f</td><td>%.3f"
+            "</td><td>%d/%d/%d</td><td>%+.0f &plusmn; %.0f</td><td>%+.0f "
+            "&plusmn; %.0f</td><td>%s</td></tr>\n",
+            r.generation(), r.selfplay().games(),
+            r.selfplay().games() ? static_cast<double>(r.selfplay().plies()) /
+                                       r.selfplay().games()
+                                 : 0.0,
+            r.training().policy_loss(), r.training().value_loss(), e.wins(),
+            e.draws(), e.losses(), e.elo(), e.elo_error(), r.elo_total(),
+            r.elo_total_error(), r.accepted() ? "yes" : "no"));
   }
   html += "</table>\n</body></html>\n";
   return nn::WriteFileAtomically(path, html);
