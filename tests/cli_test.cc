@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -160,6 +161,36 @@ TEST(CliTest, BenchAndDemoRun) {
   EXPECT_EQ(demo.exit_code, 0) << demo.err;
   EXPECT_NE(demo.out.find("perft(2) = 1519"), std::string::npos);
   EXPECT_NE(demo.out.find(" plies: "), std::string::npos);
+}
+
+TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
+  const std::string dir =
+      ::testing::TempDir() + "/cli_records_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  const RunResult play = Volkhv("selfplay --game tavlei9 --net random --out " +
+                                dir + " --games 2 --parallel 2 --visits 8");
+  ASSERT_EQ(play.exit_code, 0) << play.err;
+  std::string file;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    file = entry.path().string();
+  }
+  ASSERT_FALSE(file.empty());
+  const RunResult show = Volkhv("records show " + file + " --index 1");
+  ASSERT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("[Game \"tavlei9\"]"), std::string::npos)
+      << show.out;
+  // What `records show` prints, `validate` replays legally.
+  const std::string pgn = WriteTemp("shown.pgn", show.out);
+  const RunResult validate = Volkhv("validate --game tavlei9 " + pgn);
+  EXPECT_EQ(validate.exit_code, 0) << validate.out << validate.err;
+  EXPECT_EQ(LastLine(validate.out), "1 of 1 games legal");
+  const RunResult stats = Volkhv("records stats " + dir);
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  EXPECT_NE(stats.out.find("games: 2 (tavlei9 2)"), std::string::npos)
+      << stats.out;
+  EXPECT_NE(stats.out.find("1: 100.0000%"), std::string::npos) << stats.out;
+  EXPECT_EQ(Volkhv("records show " + dir + "/missing.vrec").exit_code, 1);
+  EXPECT_EQ(Volkhv("records stats /nonexistent/dir").exit_code, 1);
 }
 
 }  // namespace
