@@ -101,6 +101,33 @@ void KeepLargeBlocksInTheHeap() {
 #endif
 }
 
+// A batch as tensors (views of its buffers on the CPU, copies elsewhere):
+// planes, the policy targets' indices and probabilities, the most visited
+// move's index, the WDL target.
+struct BatchTensors {
+  torch::Tensor x, index, prob, best, wdl;
+};
+
+BatchTensors ToTensors(const Batch& b, const nn::InputShape& shape,
+                       const torch::Device& device) {
+  const int64_t n = b.size;
+  auto blob = [&](const void* data, std::vector<int64_t> sizes,
+                  torch::ScalarType type) {
+    torch::Tensor t = torch::from_blob(const_cast<void*>(data), sizes, type);
+    return device.is_cpu() ? t : t.to(device);
+  };
+  return {
+      blob(b.planes.data(), {n, shape.planes, shape.height, shape.width},
+           torch::kFloat32),
+      blob(b.policy_index.data(), {n, kTargetStride}, torch::kInt64)
+          .narrow(1, 0, b.target_width),
+      blob(b.policy_prob.data(), {n, kTargetStride}, torch::kFloat32)
+          .narrow(1, 0, b.target_width),
+      blob(b.best_index.data(), {n}, torch::kInt64),
+      blob(b.wdl.data(), {n, 3}, torch::kFloat32),
+  };
+}
+
 }  // namespace
 
 std::string TrainingLogHeader() {
@@ -283,23 +310,7 @@ struct Trainer::Impl {
       }
       const nn::InputShape shape = dataset->encoder().Shape();
       const int64_t n = b.size;
-      auto blob = [&](const void* data, std::vector<int64_t> sizes,
-                      torch::ScalarType type) {
-        torch::Tensor t =
-            torch::from_blob(const_cast<void*>(data), sizes, type);
-        return device.is_cpu() ? t : t.to(device);
-      };
-      torch::Tensor x =
-          blob(b.planes.data(), {n, shape.planes, shape.height, shape.width},
-               torch::kFloat32);
-      torch::Tensor index =
-          blob(b.policy_index.data(), {n, kTargetStride}, torch::kInt64)
-              .narrow(1, 0, b.target_width);
-      torch::Tensor prob =
-          blob(b.policy_prob.data(), {n, kTargetStride}, torch::kFloat32)
-              .narrow(1, 0, b.target_width);
-      torch::Tensor best = blob(b.best_index.data(), {n}, torch::kInt64);
-      torch::Tensor wdl = blob(b.wdl.data(), {n, 3}, torch::kFloat32);
+      const auto [x, index, prob, best, wdl] = ToTensors(b, shape, device);
 
       module->train();
       nn::NetworkOutput out = module->forward(x);
@@ -370,24 +381,7 @@ struct Trainer::Impl {
           return s;
         }
         const Batch& b = validation_batch;
-        const int64_t n = b.size;
-        auto blob = [&](const void* data, std::vector<int64_t> sizes,
-                        torch::ScalarType type) {
-          torch::Tensor t =
-              torch::from_blob(const_cast<void*>(data), sizes, type);
-          return device.is_cpu() ? t : t.to(device);
-        };
-        torch::Tensor x =
-            blob(b.planes.data(), {n, shape.planes, shape.height, shape.width},
-                 torch::kFloat32);
-        torch::Tensor index =
-            blob(b.policy_index.data(), {n, kTargetStride}, torch::kInt64)
-                .narrow(1, 0, b.target_width);
-        torch::Tensor prob =
-            blob(b.policy_prob.data(), {n, kTargetStride}, torch::kFloat32)
-                .narrow(1, 0, b.target_width);
-        torch::Tensor best = blob(b.best_index.data(), {n}, torch::kInt64);
-        torch::Tensor wdl = blob(b.wdl.data(), {n, 3}, torch::kFloat32);
+        const auto [x, index, prob, best, wdl] = ToTensors(b, shape, device);
         nn::NetworkOutput out = module->forward(x);
         torch::Tensor policy =
             -(prob * torch::log_softmax(out.policy, 1).gather(1, index)).sum(1);
