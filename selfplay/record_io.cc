@@ -91,10 +91,9 @@ Move UnpackMove(uint32_t packed) {
   return MakeMove(packed & 0xFF, (packed >> 8) & 0xFF, (packed >> 16) & 0xFF);
 }
 
-absl::StatusOr<std::unique_ptr<GameState>> RecordStartState(
-    const proto::GameRecord& record) {
+absl::StatusOr<GameOptions> ParseRecordGameOptions(std::string_view text) {
   GameOptions options;
-  for (std::string_view item : Split(record.game_options(), ",", true)) {
+  for (std::string_view item : Split(text, ",", true)) {
     const size_t eq = item.find('=');
     int value = 0;
     if (eq == std::string_view::npos ||
@@ -106,7 +105,16 @@ absl::StatusOr<std::unique_ptr<GameState>> RecordStartState(
     }
     options[std::string(item.substr(0, eq))] = value;
   }
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(record.game(), options);
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<GameState>> RecordStartState(
+    const proto::GameRecord& record) {
+  absl::StatusOr<GameOptions> options =
+      ParseRecordGameOptions(record.game_options());
+  if (!options.ok()) return options.status();
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGame(record.game(), *options);
   if (!game.ok()) return game.status();
   if (record.start_position().empty()) return (*game)->NewInitialState();
   return (*game)->NewStateFromText(record.start_position());

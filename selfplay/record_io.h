@@ -48,6 +48,9 @@ absl::StatusOr<DirectoryRead> ReadRecordDirectory(
 uint32_t PackMove(Move move);
 Move UnpackMove(uint32_t packed);
 
+// The game options a record stores as text ("prince_max_steps=3").
+absl::StatusOr<GameOptions> ParseRecordGameOptions(std::string_view text);
+
 // The start state of a record (its game, options and start position).
 absl::StatusOr<std::unique_ptr<GameState>> RecordStartState(
     const proto::GameRecord& record);

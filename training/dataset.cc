@@ -63,23 +63,6 @@ class Fnv {
   uint64_t hash_ = 0xCBF29CE484222325ull;
 };
 
-absl::StatusOr<GameOptions> ParseGameOptions(std::string_view text) {
-  GameOptions options;
-  for (std::string_view item : Split(text, ",", true)) {
-    const size_t eq = item.find('=');
-    int value = 0;
-    if (eq == std::string_view::npos ||
-        !absl::SimpleAtoi(
-            absl::string_view(item.data() + eq + 1, item.size() - eq - 1),
-            &value)) {
-      return absl::InvalidArgumentError(
-          Cat("bad game option '", item, "' in a record"));
-    }
-    options[std::string(item.substr(0, eq))] = value;
-  }
-  return options;
-}
-
 absl::StatusOr<std::unique_ptr<GameState>> StartState(
     const Game& game, const proto::GameRecord& record) {
   if (record.start_position().empty()) return game.NewInitialState();
@@ -253,7 +236,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
     auto it = variants.find(key);
     if (it == variants.end()) {
       absl::StatusOr<GameOptions> game_options =
-          ParseGameOptions(g.game_options());
+          selfplay::ParseRecordGameOptions(g.game_options());
       absl::StatusOr<std::unique_ptr<Game>> game =
           game_options.ok()
               ? MakeGame(g.game(), *game_options)
