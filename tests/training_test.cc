@@ -207,6 +207,7 @@ TEST(TrainingConfigTest, RejectsUnknownKeysAndBadValuesNamingTheKey) {
       {"window_exponent: 0", "window_exponent"},
       {"validation_fraction: 0.9", "validation_fraction"},
       {"policy_loss_weight: 0\nvalue_loss_weight: 0", "value_loss_weight"},
+      {"search_value_weight: 1.5", "search_value_weight"},
       {"loader_threads: 0", "loader_threads"},
   };
   for (const auto& c : cases) {
@@ -461,7 +462,7 @@ TEST(SymmetryTest, AugmentedSamplesMatchTheTransform) {
     std::vector<Sample> samples;
     for (int s = 0; s < 8; ++s) samples.push_back({ref, s});
     Batch batch;
-    ASSERT_TRUE(d.BuildBatch(samples, &batch).ok());
+    ASSERT_TRUE(d.BuildBatch(samples, 0, &batch).ok());
     std::vector<float> moved(size);
     for (int s = 1; s < 8; ++s) {
       d.symmetries().TransformPlanes(s, batch.planes.data(), moved.data());
@@ -523,7 +524,7 @@ TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
     samples.push_back({ref, 0});
   }
   Batch batch;
-  ASSERT_TRUE(d.BuildBatch(samples, &batch).ok());
+  ASSERT_TRUE(d.BuildBatch(samples, 0, &batch).ok());
   for (int row = 0; row < batch.size; ++row) {
     const PositionRef ref = samples[row].ref;
     absl::StatusOr<std::unique_ptr<GameState>> state = d.StateAt(ref);
@@ -556,9 +557,38 @@ TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
   PositionRef odd = d.train()[0];
   odd.ply = 1;
   Batch one;
-  ASSERT_TRUE(d.BuildBatch({{odd, 0}}, &one).ok());
+  ASSERT_TRUE(d.BuildBatch({{odd, 0}}, 0, &one).ok());
   EXPECT_EQ(std::vector<float>(one.wdl.begin(), one.wdl.begin() + 3),
             (std::vector<float>{0, 0, 1}));
+}
+
+// search_value_weight mixes the recorded root WDL into the result target.
+TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
+  const TestDir test_dir("search-value");
+  const std::string& dir = test_dir.path;
+  std::vector<proto::GameRecord> games =
+      SyntheticGames("tavlei9", {.games = 1, .tag = "q"});
+  games[0].set_winner(proto::GameRecord::FIRST_PLAYER);
+  proto::PlyRecord* ply = games[0].mutable_plies(0);
+  ply->clear_root_wdl();
+  for (float p : {0.2f, 0.3f, 0.5f}) ply->add_root_wdl(p);
+  WriteRecords(dir + "/a.vrec", games);
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_validation_fraction(0);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+  ASSERT_TRUE(data.ok()) << data.status();
+  Batch batch;
+  // The first player to move in a game it won: (1, 0, 0) before mixing.
+  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, 0.25, &batch).ok());
+  EXPECT_FLOAT_EQ(batch.wdl[0], 0.75f + 0.25f * 0.2f);
+  EXPECT_FLOAT_EQ(batch.wdl[1], 0.25f * 0.3f);
+  EXPECT_FLOAT_EQ(batch.wdl[2], 0.25f * 0.5f);
+  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, 0, &batch).ok());
+  EXPECT_EQ(std::vector<float>(batch.wdl.begin(), batch.wdl.begin() + 3),
+            (std::vector<float>{1, 0, 0}));
 }
 
 // Moves that share a policy index have their visits added up.
@@ -581,7 +611,7 @@ TEST(DatasetTest, SharedPolicyIndicesAreSummed) {
       Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
   ASSERT_TRUE(data.ok()) << data.status();
   Batch batch;
-  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, &batch).ok());
+  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, 0, &batch).ok());
   ASSERT_EQ(batch.target_count[0], 2);
   std::vector<float> probs(batch.policy_prob.begin(),
                            batch.policy_prob.begin() + 2);
@@ -734,14 +764,14 @@ TEST(PrefetcherTest, BatchesInStepOrderAsBuiltDirectly) {
   EXPECT_EQ(d->SampleBatch(3, 17, 8, true).size(), 8u);
   Prefetcher prefetcher(
       [d](int64_t step, Batch* b) {
-        return d->BuildBatch(d->SampleBatch(3, step, 8, true), b);
+        return d->BuildBatch(d->SampleBatch(3, step, 8, true), 0, b);
       },
       /*first_step=*/100, /*threads=*/3, /*depth=*/4);
   for (int64_t step = 100; step < 120; ++step) {
     absl::StatusOr<const Batch*> got = prefetcher.Next();
     ASSERT_TRUE(got.ok()) << got.status();
     Batch want;
-    ASSERT_TRUE(d->BuildBatch(d->SampleBatch(3, step, 8, true), &want).ok());
+    ASSERT_TRUE(d->BuildBatch(d->SampleBatch(3, step, 8, true), 0, &want).ok());
     EXPECT_EQ((*got)->step, step);
     ASSERT_EQ((*got)->size, 8);
     EXPECT_TRUE(std::equal(want.planes.begin(), want.planes.end(),

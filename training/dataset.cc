@@ -343,7 +343,8 @@ absl::StatusOr<std::unique_ptr<GameState>> Dataset::StateAt(
   return state;
 }
 
-absl::Status Dataset::BuildOne(const Sample& sample, int row, Batch* batch,
+absl::Status Dataset::BuildOne(const Sample& sample, int row,
+                               double search_value_weight, Batch* batch,
                                std::vector<float>* scratch) const {
   absl::StatusOr<std::unique_ptr<GameState>> state = StateAt(sample.ref);
   if (!state.ok()) return state.status();
@@ -409,10 +410,17 @@ absl::Status Dataset::BuildOne(const Sample& sample, int row, Batch* batch,
     const int winning_side = winner == proto::GameRecord::FIRST_PLAYER ? 0 : 1;
     wdl[s.SideToMove() == winning_side ? 0 : 2] = 1;
   }
+  if (search_value_weight > 0 && ply.root_wdl_size() == 3) {
+    const double w = search_value_weight;
+    for (int i = 0; i < 3; ++i) {
+      wdl[i] = static_cast<float>((1 - w) * wdl[i] + w * ply.root_wdl(i));
+    }
+  }
   return absl::OkStatus();
 }
 
 absl::Status Dataset::BuildBatch(const std::vector<Sample>& samples,
+                                 double search_value_weight,
                                  Batch* batch) const {
   const int n = static_cast<int>(samples.size());
   if (static_cast<int>(batch->target_count.size()) < n ||
@@ -422,7 +430,8 @@ absl::Status Dataset::BuildBatch(const std::vector<Sample>& samples,
   batch->size = n;
   std::vector<float> scratch;
   for (int row = 0; row < n; ++row) {
-    if (absl::Status s = BuildOne(samples[row], row, batch, &scratch);
+    if (absl::Status s = BuildOne(samples[row], row, search_value_weight, batch,
+                                     &scratch);
         !s.ok()) {
       return s;
     }

@@ -13,7 +13,8 @@
 //   policy: the visit distribution normalised to sum 1, the visits of moves
 //           that share a policy index added up;
 //   value:  the game's result from the side to move's view, one-hot
-//           (win, draw, loss).
+//           (win, draw, loss), mixed with the searched root WDL recorded
+//           at the ply when BuildBatch is given a search_value_weight.
 #ifndef VOLKHV_TRAINING_DATASET_H_
 #define VOLKHV_TRAINING_DATASET_H_
 
@@ -127,16 +128,19 @@ class Dataset {
   std::vector<Sample> ValidationSample(uint64_t seed, int max_positions) const;
 
   // Replays, encodes and writes the targets of `samples` into `batch`
-  // (resized as needed).
+  // (resized as needed). The value target is (1 - search_value_weight) *
+  // the game's result + search_value_weight * the ply's root WDL (plies
+  // without a root WDL keep the result), search_value_weight in [0, 1].
   absl::Status BuildBatch(const std::vector<Sample>& samples,
-                          Batch* batch) const;
+                          double search_value_weight, Batch* batch) const;
 
   // The state before ply `ref.ply` of a game.
   absl::StatusOr<std::unique_ptr<GameState>> StateAt(PositionRef ref) const;
 
  private:
   Dataset() = default;
-  absl::Status BuildOne(const Sample& sample, int row, Batch* batch,
+  absl::Status BuildOne(const Sample& sample, int row,
+                        double search_value_weight, Batch* batch,
                         std::vector<float>* scratch) const;
 
   DatasetStats stats_;

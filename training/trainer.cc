@@ -281,6 +281,7 @@ struct Trainer::Impl {
       const int batch_size = config().batch_size();
       const bool augment = config().symmetry_augmentation();
       const int64_t target = state.target_step();
+      const double search_value_weight = config().search_value_weight();
       prefetcher = std::make_unique<Prefetcher>(
           [=](int64_t s, Batch* batch) -> absl::Status {
             if (s >= target) {  // built ahead past the call's end
@@ -288,7 +289,8 @@ struct Trainer::Impl {
               return absl::OkStatus();
             }
             return data->BuildBatch(
-                data->SampleBatch(seed, s, batch_size, augment), batch);
+                data->SampleBatch(seed, s, batch_size, augment),
+                search_value_weight, batch);
           },
           step, config().loader_threads(), config().prefetch_batches());
       line_wait_start = 0;
@@ -375,7 +377,8 @@ struct Trainer::Impl {
             std::min(validation_sample.size(), first + batch_size);
         const std::vector<Sample> chunk(validation_sample.begin() + first,
                                         validation_sample.begin() + last);
-        if (absl::Status s = dataset->BuildBatch(chunk, &validation_batch);
+        if (absl::Status s = dataset->BuildBatch(chunk, /*search_value_weight=*/0,
+                                                    &validation_batch);
             !s.ok()) {
           module->train();
           return s;
