@@ -562,6 +562,17 @@ TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
             (std::vector<float>{0, 0, 1}));
 }
 
+// Writes `games` into dir/a.vrec and loads them all as training positions.
+absl::StatusOr<std::unique_ptr<Dataset>> WriteAndLoadTavlei9(
+    const std::string& dir, const std::vector<proto::GameRecord>& games) {
+  WriteRecords(dir + "/a.vrec", games);
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_validation_fraction(0);
+  return Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+}
+
 // search_value_weight mixes the recorded root WDL into the result target.
 TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
   const TestDir test_dir("search-value");
@@ -572,13 +583,8 @@ TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
   proto::PlyRecord* ply = games[0].mutable_plies(0);
   ply->clear_root_wdl();
   for (float p : {0.2f, 0.3f, 0.5f}) ply->add_root_wdl(p);
-  WriteRecords(dir + "/a.vrec", games);
-  DatasetOptions options;
-  options.records_dir = dir;
-  options.game = "tavlei9";
-  options.config.set_validation_fraction(0);
   absl::StatusOr<std::unique_ptr<Dataset>> data =
-      Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+      WriteAndLoadTavlei9(dir, games);
   ASSERT_TRUE(data.ok()) << data.status();
   Batch batch;
   // The first player to move in a game it won: (1, 0, 0) before mixing.
@@ -602,13 +608,8 @@ TEST(DatasetTest, SharedPolicyIndicesAreSummed) {
   proto::MoveVisits* dup = ply->add_visits();
   dup->set_move(ply->visits(1).move());
   dup->set_visits(100);
-  WriteRecords(dir + "/a.vrec", games);
-  DatasetOptions options;
-  options.records_dir = dir;
-  options.game = "tavlei9";
-  options.config.set_validation_fraction(0);
   absl::StatusOr<std::unique_ptr<Dataset>> data =
-      Dataset::Load(options, [](const std::string& w) { FAIL() << w; });
+      WriteAndLoadTavlei9(dir, games);
   ASSERT_TRUE(data.ok()) << data.status();
   Batch batch;
   ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, 0, &batch).ok());
