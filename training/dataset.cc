@@ -430,8 +430,8 @@ absl::Status Dataset::BuildBatch(const std::vector<Sample>& samples,
   batch->size = n;
   std::vector<float> scratch;
   for (int row = 0; row < n; ++row) {
-    if (absl::Status s = BuildOne(samples[row], row, search_value_weight, batch,
-                                     &scratch);
+    if (absl::Status s =
+            BuildOne(samples[row], row, search_value_weight, batch, &scratch);
         !s.ok()) {
       return s;
     }

@@ -377,8 +377,8 @@ struct Trainer::Impl {
             std::min(validation_sample.size(), first + batch_size);
         const std::vector<Sample> chunk(validation_sample.begin() + first,
                                         validation_sample.begin() + last);
-        if (absl::Status s = dataset->BuildBatch(chunk, /*search_value_weight=*/0,
-                                                    &validation_batch);
+        if (absl::Status s = dataset->BuildBatch(
+                chunk, /*search_value_weight=*/0, &validation_batch);
             !s.ok()) {
           module->train();
           return s;

@@ -72,8 +72,7 @@ absl::Status ValidateTrainingConfig(const proto::TrainingConfig& c) {
       CheckInt("validation_interval", c.validation_interval(), 0, kBillion));
   s.Update(CheckFloat("policy_loss_weight", c.policy_loss_weight(), 0, 100));
   s.Update(CheckFloat("value_loss_weight", c.value_loss_weight(), 0, 100));
-  s.Update(
-      CheckFloat("search_value_weight", c.search_value_weight(), 0, 1));
+  s.Update(CheckFloat("search_value_weight", c.search_value_weight(), 0, 1));
   if (s.ok() && c.policy_loss_weight() == 0 && c.value_loss_weight() == 0) {
     s = absl::InvalidArgumentError(
         "policy_loss_weight, value_loss_weight: must not both be 0");
