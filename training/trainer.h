@@ -7,7 +7,9 @@
 // positions sampled uniformly from the replay window (training/dataset.h),
 // built ahead by background threads (training/prefetcher.h), and minimises
 //   policy_loss_weight * CE(visit distribution, softmax(policy logits))
-//   + value_loss_weight * CE(one-hot result, softmax(WDL logits))
+//   + value_loss_weight * CE(value target, softmax(WDL logits))
+// where the value target is the one-hot result, mixed with the searched
+// root WDL by search_value_weight (validation: the result alone),
 // with SGD (Nesterov momentum, L2) or AdamW (decoupled weight decay); L2 /
 // weight decay applies to the convolution and linear weights only.
 //
