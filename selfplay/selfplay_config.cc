@@ -1,10 +1,6 @@
 #include "selfplay/selfplay_config.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "absl/strings/str_format.h"
@@ -110,14 +106,9 @@ absl::StatusOr<proto::SelfplayConfig> ParseSelfplayConfig(
 
 absl::StatusOr<proto::SelfplayConfig> ReadSelfplayConfig(
     const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        Cat(path, ": cannot open: ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return ParseSelfplayConfig(buffer.str(), path);
+  absl::StatusOr<std::string> text = nn::ReadTextFile(path);
+  if (!text.ok()) return text.status();
+  return ParseSelfplayConfig(*text, path);
 }
 
 absl::StatusOr<search::SearchParams> SelfplaySearchParams(
