@@ -231,6 +231,107 @@ TEST(SearchTest, AvoidsAMoveThatAllowsMateInOne) {
   for (int i = 0; i < 50; ++i) EXPECT_NE(search.SampleMove(1.0), losing);
 }
 
+// White: Kb6, Ne5; Black: Ka8. e5-d7 and e5-c6 stalemate (a draw); no move
+// wins at once.
+constexpr char kStalemateAvailable[] = "k7/8/1K6/4N3/8/8/8/8 w - - 0 1";
+
+// The best move of a 3000-visit uniform search of kStalemateAvailable with
+// the given draw scores.
+Move BestWithDrawScores(double draw_score, double draw_score_opponent) {
+  auto state = State("tavreli", kStalemateAvailable);
+  SearchParams params;
+  params.draw_score = draw_score;
+  params.draw_score_opponent = draw_score_opponent;
+  nn::UniformEvaluator evaluator;
+  Search search(params, &evaluator, 1);
+  EXPECT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 3000;
+  const SearchResult result = search.Run(limits);
+  const MoveInfo* stalemate = FindMove(result, ParseMove(*state, "e5-d7"));
+  EXPECT_NE(stalemate, nullptr);
+  if (stalemate != nullptr) {
+    EXPECT_EQ(stalemate->proven, Proven::kDraw);
+    EXPECT_FLOAT_EQ(stalemate->q, 0.0f);  // reported unadjusted
+  }
+  return result.best_move;
+}
+
+TEST(SearchTest, DrawScoreSteersTowardsOrAwayFromADraw) {
+  auto state = State("tavreli", kStalemateAvailable);
+  const Move d7 = ParseMove(*state, "e5-d7");
+  const Move c6 = ParseMove(*state, "e5-c6");
+  // A draw worth more than the uniform net's 0 for unclear positions: take
+  // it. Worth less (self-play contempt or contempt against a weaker
+  // opponent): avoid it.
+  const Move liked = BestWithDrawScores(0.5, 0.0);
+  EXPECT_TRUE(liked == d7 || liked == c6);
+  const Move avoided_self_play = BestWithDrawScores(-0.5, -0.5);
+  EXPECT_NE(avoided_self_play, d7);
+  EXPECT_NE(avoided_self_play, c6);
+  const Move avoided_contempt = BestWithDrawScores(-0.5, 0.5);
+  EXPECT_NE(avoided_contempt, d7);
+  EXPECT_NE(avoided_contempt, c6);
+}
+
+// White is better everywhere (W-L = +0.35 for white); the two stalemating
+// knight moves of kStalemateAvailable get 30 % of the policy each, the other
+// moves share the rest.
+class WhiteBetterEvaluator final : public nn::Evaluator {
+ public:
+  void Evaluate(std::span<const nn::EvalRequest> requests,
+                std::span<nn::Evaluation> results) override {
+    uniform_.Evaluate(requests, results);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const GameState& state = *requests[i].state;
+      const MoveList& moves = *requests[i].legal_moves;
+      std::vector<bool> favoured(moves.size());
+      int num_favoured = 0;
+      for (int m = 0; m < moves.size(); ++m) {
+        const std::string text = state.MoveText(moves[m]);
+        favoured[m] = text == "e5-d7" || text == "e5-c6";
+        num_favoured += favoured[m];
+      }
+      if (num_favoured == 2 && moves.size() > 2) {
+        for (int m = 0; m < moves.size(); ++m) {
+          results[i].priors[m] =
+              favoured[m] ? 0.15f : 0.7f / (moves.size() - 2);
+        }
+      }
+      const bool white = state.SideToMove() == 0;
+      results[i].wdl[0] = white ? 0.5f : 0.15f;
+      results[i].wdl[1] = 0.35f;
+      results[i].wdl[2] = white ? 0.15f : 0.5f;
+    }
+  }
+
+ private:
+  nn::UniformEvaluator uniform_;
+};
+
+TEST(SearchTest, ASmallSearchWithALargeMinibatchDoesNotDriftIntoADraw) {
+  // With 32 leaves gathered at once from a 100-visit tree, virtual loss on
+  // the pending winning moves used to hand most visits to the stalemate.
+  auto state = State("tavreli", kStalemateAvailable);
+  SearchParams params;
+  params.minibatch_size = 32;
+  WhiteBetterEvaluator evaluator;
+  Search search(params, &evaluator, 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits limits;
+  limits.visits = 100;
+  const SearchResult result = search.Run(limits);
+  EXPECT_EQ(result.root_visits, 100u);
+  // One leaf at a time gives each stalemate 5 visits and the best move 8.
+  const uint32_t best_visits = result.moves.front().visits;
+  for (const char* draw : {"e5-d7", "e5-c6"}) {
+    const MoveInfo* info = FindMove(result, ParseMove(*state, draw));
+    ASSERT_NE(info, nullptr);
+    EXPECT_NE(result.best_move, info->move);
+    EXPECT_LT(info->visits, best_visits) << draw;
+  }
+}
+
 TEST(SearchTest, AvoidsTheOneMoveThatAllowsMateAmongMany) {
   // Black to move with 18 moves; only the knight leaving a3 (a3-b5) lets
   // White mate at once.

@@ -61,6 +61,10 @@ struct Node {
   std::span<const Edge> children() const { return {edges, num_edges}; }
   // Mean W - L from the point of view of `side` (0 or 1).
   double WlFor(int side) const { return side == side_to_move ? wl : -wl; }
+  // WlFor(side) with a draw worth `draw_score` to `side` instead of 0.
+  double UtilityFor(int side, double draw_score) const {
+    return WlFor(side) + draw_score * d;
+  }
   Proven ProvenFor(int side) const {
     return side == side_to_move ? proven() : Flip(proven());
   }

@@ -47,9 +47,9 @@ void SetProven(Node* node, Proven p, int plies) {
 
 // Move-choice order among the children of a node whose side to move is
 // `side`: proven wins (fewest plies first), then unproven and drawn moves
-// (most visits, then Q, then prior), then proven losses (most plies first).
-// Returns true if `a` ranks strictly before `b`.
-bool RanksBefore(const Edge& a, const Edge& b, int side) {
+// (most visits, then Q with draws worth `draw_score`, then prior), then proven
+// losses (most plies first). Returns true if `a` ranks strictly before `b`.
+bool RanksBefore(const Edge& a, const Edge& b, int side, double draw_score) {
   auto category = [side](const Edge& e) {
     if (e.child == nullptr) return 1;
     const Proven p = e.child->ProvenFor(side);
@@ -68,18 +68,20 @@ bool RanksBefore(const Edge& a, const Edge& b, int side) {
   const uint32_t nb = b.child ? b.child->n : 0;
   if (na != nb) return na > nb;
   if (na > 0) {
-    const double qa = a.child->WlFor(side);
-    const double qb = b.child->WlFor(side);
+    const double qa = a.child->UtilityFor(side, draw_score);
+    const double qb = b.child->UtilityFor(side, draw_score);
     if (qa != qb) return qa > qb;
   }
   return a.prior > b.prior;
 }
 
 // The first best-ranked child edge, or null for a node without children.
-const Edge* BestEdge(const Node* node) {
+// `draw_score`: what a draw is worth to the node's side to move.
+const Edge* BestEdge(const Node* node, double draw_score) {
   const Edge* best = nullptr;
   for (const Edge& edge : node->children()) {
-    if (best == nullptr || RanksBefore(edge, *best, node->side_to_move)) {
+    if (best == nullptr ||
+        RanksBefore(edge, *best, node->side_to_move, draw_score)) {
       best = &edge;
     }
   }
@@ -136,6 +138,12 @@ struct Search::Slot {
   std::vector<Node*> path;  // root first
   std::vector<Move> moves;  // path.size() - 1 moves
   MoveList legal;           // the leaf's legal moves
+  // The leaf is proven (terminal or solved): backed up with its exact value
+  // along with the evaluated leaves, not sent to the evaluator. Until then
+  // its path carries virtual loss like any other pending leaf, so a proven
+  // child cannot soak up the visits its in-flight siblings are denied.
+  bool known = false;
+  bool proven_now = false;  // known, and proven by this visit (terminal)
 };
 
 struct Search::RunStats {
@@ -247,6 +255,19 @@ void Search::ApplyRootNoise() {
   }
 }
 
+uint64_t Search::MinibatchBudget(uint32_t root_visits) const {
+  if (params_.minibatch_root_fraction <= 0) return params_.minibatch_size;
+  const double grown = std::floor(params_.minibatch_root_fraction *
+                                  static_cast<double>(root_visits));
+  return static_cast<uint64_t>(
+      std::clamp(grown, 1.0, static_cast<double>(params_.minibatch_size)));
+}
+
+double Search::DrawScoreFor(int side) const {
+  return side == tree_.root()->side_to_move ? params_.draw_score
+                                            : params_.draw_score_opponent;
+}
+
 bool Search::MemoryFull(uint64_t extra_bytes) const {
   if (params_.ram_limit_mb <= 0) return false;
   const double cap = params_.ram_limit_mb * 1024 * 1024;
@@ -299,7 +320,7 @@ SearchResult Search::Run(const SearchLimits& limits,
       reason = StopReason::kMemory;
       break;
     }
-    uint64_t budget = static_cast<uint64_t>(params_.minibatch_size);
+    uint64_t budget = MinibatchBudget(root->n);
     if (limited) {
       if (limits.visits > 0) {
         if (root->n >= limits.visits) {
@@ -362,9 +383,9 @@ int Search::GatherMinibatch(int budget, RunStats* stats) {
         ++num_pending_;
         ++done;
         break;
-      case Pick::kBackedUp:
+      case Pick::kKnown:
+        ++num_pending_;
         ++done;
-        if (tree_.root()->proven() != Proven::kNone) return done;
         break;
       case Pick::kCollision:
         // At the root (its own first evaluation pending) nothing else can
@@ -384,6 +405,8 @@ int Search::GatherMinibatch(int budget, RunStats* stats) {
 Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
   slot->path.clear();
   slot->moves.clear();
+  slot->known = false;
+  slot->proven_now = false;
   Node* const root = tree_.root();
   Node* node = root;
   const double vl = params_.virtual_loss;
@@ -397,17 +420,16 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
     }
     slot->path.push_back(node);
     ++node->in_flight;
-    const Proven proven = node->proven();
-    if (proven != Proven::kNone) {
-      Backup(slot->path, ExactWl(proven), ExactD(proven), node->side_to_move,
-             false, stats);
-      return Pick::kBackedUp;
+    if (node->proven() != Proven::kNone) {
+      slot->known = true;
+      return Pick::kKnown;
     }
     if (node->n == 0) break;  // a new leaf
 
     // PUCT over the children.
     const int side = node->side_to_move;
     const bool is_root = node == root;
+    const double draw_score = DrawScoreFor(side);
     const int64_t children_started =
         int64_t{node->n} - 1 + int64_t{node->in_flight} - 1;
     const double puct_mult = PuctMultiplier(params_, node->n, children_started);
@@ -437,8 +459,9 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
       }
       if (child->n > 0) visited_policy += edge.prior;
       const double started = double(child->n) + child->in_flight;
-      const double q =
-          (child->WlFor(side) * child->n - vl * child->in_flight) / started;
+      const double q = (child->UtilityFor(side, draw_score) * child->n -
+                        vl * child->in_flight) /
+                       started;
       double score = q + puct_mult * edge.prior / (1 + started);
       // Only children with a completed visit are forced (forcing one whose
       // first visit is still in flight would only collide), and never a
@@ -454,9 +477,10 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
     }
     Edge* best = best_started;
     if (best_fresh != nullptr) {
-      const double fpu = node->wl - (is_root ? params_.fpu_reduction_at_root
-                                             : params_.fpu_reduction) *
-                                        std::sqrt(visited_policy);
+      const double fpu =
+          node->UtilityFor(side, draw_score) -
+          (is_root ? params_.fpu_reduction_at_root : params_.fpu_reduction) *
+              std::sqrt(visited_policy);
       const double fresh_score = fpu + puct_mult * best_fresh_prior;
       // Ties go to the earlier edge, as a single scan in order would.
       if (best == nullptr || fresh_score > best_started_score ||
@@ -490,11 +514,9 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
   if (result.IsOver()) {
     undo();
     node->terminal = 1;
-    const Proven proven = ProvenOf(result.outcome);
-    SetProven(node, proven, 0);
-    Backup(slot->path, ExactWl(proven), ExactD(proven), node->side_to_move,
-           true, stats);
-    return Pick::kBackedUp;
+    SetProven(node, ProvenOf(result.outcome), 0);
+    slot->known = slot->proven_now = true;
+    return Pick::kKnown;
   }
   state->LegalMoves(&slot->legal);
   assert(!slot->legal.empty() && "an ongoing game has legal moves");
@@ -502,8 +524,8 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
     undo();
     node->terminal = 1;
     SetProven(node, Proven::kDraw, 0);
-    Backup(slot->path, 0, 1, node->side_to_move, true, stats);
-    return Pick::kBackedUp;
+    slot->known = slot->proven_now = true;
+    return Pick::kKnown;
   }
   const uint64_t expansion = Tree::ExpansionBytes(slot->legal.size());
   if (node != root && MemoryFull(expansion)) {
@@ -517,22 +539,31 @@ Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
 
 void Search::EvaluateAndBackup(RunStats* stats) {
   if (num_pending_ == 0) return;
-  requests_.resize(num_pending_);
-  evaluations_.resize(num_pending_);
+  requests_.clear();
   for (int i = 0; i < num_pending_; ++i) {
-    requests_[i].state = slots_[i]->state.get();
-    requests_[i].legal_moves = &slots_[i]->legal;
+    if (slots_[i]->known) continue;
+    requests_.push_back({slots_[i]->state.get(), &slots_[i]->legal});
   }
-  const Clock::time_point start = Clock::now();
-  evaluator_->Evaluate(std::span<const nn::EvalRequest>(requests_),
-                       std::span<nn::Evaluation>(evaluations_));
-  stats->eval_seconds += SecondsSince(start);
-  ++stats->batches;
-  stats->evaluations += num_pending_;
+  evaluations_.resize(requests_.size());
+  if (!requests_.empty()) {
+    const Clock::time_point start = Clock::now();
+    evaluator_->Evaluate(std::span<const nn::EvalRequest>(requests_),
+                         std::span<nn::Evaluation>(evaluations_));
+    stats->eval_seconds += SecondsSince(start);
+    ++stats->batches;
+    stats->evaluations += requests_.size();
+  }
+  int evaluated = 0;
   for (int i = 0; i < num_pending_; ++i) {
     Slot* slot = slots_[i].get();
     Node* leaf = slot->path.back();
-    const nn::Evaluation& eval = evaluations_[i];
+    if (slot->known) {
+      const Proven proven = leaf->proven();
+      Backup(slot->path, ExactWl(proven), ExactD(proven), leaf->side_to_move,
+             slot->proven_now, stats);
+      continue;
+    }
+    const nn::Evaluation& eval = evaluations_[evaluated++];
     Expand(leaf, slot->legal, eval.priors);
     for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
     Backup(slot->path, double(eval.wdl[0]) - eval.wdl[2], eval.wdl[1],
@@ -638,7 +669,7 @@ std::vector<Move> Search::PrincipalVariation(const Edge& first) const {
   std::vector<Move> pv = {first.move};
   const Node* node = first.child;
   while (node != nullptr && node->n > 0 && node->expanded()) {
-    const Edge* best = BestEdge(node);
+    const Edge* best = BestEdge(node, DrawScoreFor(node->side_to_move));
     if (best->child == nullptr || best->child->n == 0) break;
     pv.push_back(best->move);
     node = best->child;
@@ -663,9 +694,10 @@ SearchResult Search::BuildResult() const {
   std::vector<const Edge*> order;
   order.reserve(root->num_edges);
   for (const Edge& edge : root->children()) order.push_back(&edge);
+  const double draw_score = DrawScoreFor(side);
   std::stable_sort(order.begin(), order.end(),
-                   [side](const Edge* a, const Edge* b) {
-                     return RanksBefore(*a, *b, side);
+                   [side, draw_score](const Edge* a, const Edge* b) {
+                     return RanksBefore(*a, *b, side, draw_score);
                    });
   r.moves.reserve(order.size());
   for (const Edge* edge : order) {
@@ -694,7 +726,7 @@ SearchResult Search::Report() const { return BuildResult(); }
 Move Search::BestMove() const {
   const Node* root = tree_.root();
   if (root == nullptr || !root->expanded()) return Move{};
-  return BestEdge(root)->move;
+  return BestEdge(root, params_.draw_score)->move;
 }
 
 Move Search::SampleMove(double temperature) {
@@ -733,7 +765,7 @@ Move Search::SampleMoveFrom(std::span<const std::pair<Move, uint32_t>> visits,
 Move Search::SampleByCounts(const std::vector<uint32_t>& counts,
                             double temperature) {
   const Node* root = tree_.root();
-  const Edge* best = BestEdge(root);
+  const Edge* best = BestEdge(root, params_.draw_score);
   const int side = root->side_to_move;
   if (temperature <= 0 || best->child == nullptr ||
       best->child->ProvenFor(side) == Proven::kWin) {
@@ -796,14 +828,15 @@ std::vector<std::pair<Move, uint32_t>> Search::PrunedRootVisits() const {
     total += n;
     if (n == 0) continue;
     if (best == nullptr || n > best->child->n ||
-        (n == best->child->n && RanksBefore(edge, *best, side))) {
+        (n == best->child->n &&
+         RanksBefore(edge, *best, side, params_.draw_score))) {
       best = &edge;
     }
   }
   if (best == nullptr) return visits;
   const double mult = PuctMultiplier(params_, root->n, total);
-  const double bar =
-      best->child->WlFor(side) + mult * best->prior / (1.0 + best->child->n);
+  const double bar = best->child->UtilityFor(side, params_.draw_score) +
+                     mult * best->prior / (1.0 + best->child->n);
   for (int i = 0; i < root->num_edges; ++i) {
     const Edge& edge = root->edges[i];
     const uint32_t n = visits[i].second;
@@ -818,7 +851,7 @@ std::vector<std::pair<Move, uint32_t>> Search::PrunedRootVisits() const {
     uint32_t keep = forced >= n ? 0 : n - static_cast<uint32_t>(forced);
     // The fewest visits m with Q + mult * P / (1 + m) < bar: m = floor(x)
     // for x = mult * P / (bar - Q); none can go when Q >= bar.
-    const double gap = bar - edge.child->WlFor(side);
+    const double gap = bar - edge.child->UtilityFor(side, params_.draw_score);
     uint32_t fewest = n;
     if (gap > 0) {
       const double x = mult * prior / gap;

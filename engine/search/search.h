@@ -113,11 +113,12 @@ class Search {
 
   void InitRoot();
   void ApplyRootNoise();
-  // Fills slots_ with up to `budget` leaves; backs up terminal and proven
-  // nodes it meets at once. Returns the playouts done or started.
+  // Fills slots_ with up to `budget` leaves, terminal and proven ones
+  // included (they need no evaluation). Returns the playouts started.
   int GatherMinibatch(int budget, RunStats* stats);
   // Descends from the root along PUCT; the outcome is in the slot.
-  enum class Pick { kLeaf, kBackedUp, kCollision, kMemoryFull };
+  // kKnown: a proven (terminal or solved) leaf, backed up with the batch.
+  enum class Pick { kLeaf, kKnown, kCollision, kMemoryFull };
   Pick PickLeaf(Slot* slot, RunStats* stats);
   void EvaluateAndBackup(RunStats* stats);
   void Expand(Node* node, const MoveList& moves,
@@ -131,6 +132,12 @@ class Search {
   bool UpdateProven(Node* node);
   void CancelCollisions();
   bool MemoryFull(uint64_t extra_bytes) const;
+  // Leaves to gather next: minibatch_size, or fewer while the tree is small
+  // (minibatch_root_fraction of the root's visits, at least 1).
+  uint64_t MinibatchBudget(uint32_t root_visits) const;
+  // What a draw is worth to `side` (0 or 1) in this search: draw_score for
+  // the root's side to move, draw_score_opponent for the other.
+  double DrawScoreFor(int side) const;
   SearchResult BuildResult() const;
   // SampleMove over `counts` (one per root edge) instead of visits.
   Move SampleByCounts(const std::vector<uint32_t>& counts, double temperature);

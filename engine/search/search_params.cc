@@ -46,11 +46,20 @@ const Row kRows[] = {
     {"forced_playouts_k", &SearchParams::forced_playouts_k, 0, 0, 100,
      "forced root playouts: a visited root child gets at least "
      "sqrt(k * prior * child visits) visits (self-play; 0 = off)"},
+    {"draw_score", &SearchParams::draw_score, 0, -1, 1,
+     "value of a draw to the side to move at the root, in W-L units "
+     "(negative: play for a win)"},
+    {"draw_score_opponent", &SearchParams::draw_score_opponent, 0, -1, 1,
+     "value of a draw to the root's opponent, as the search assumes it"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,
      "selections reaching a leaf already in flight before a minibatch is "
      "sent early"},
+    {"minibatch_root_fraction", &SearchParams::minibatch_root_fraction, 0.25, 0,
+     1,
+     "a minibatch gathers at most this fraction of the root's visits so far "
+     "(at least 1; 0 = always minibatch_size)"},
     {"virtual_loss", &SearchParams::virtual_loss, 1.0, 0, 10,
      "an in-flight visit counts as this many losses while pending"},
     {"ram_limit_mb", &SearchParams::ram_limit_mb, 0, 0, 1 << 24,

@@ -41,10 +41,24 @@ struct SearchParams {
   // selected before any other. 0 = off. See Search::PrunedRootVisits for
   // taking the forced visits out of a training target again.
   double forced_playouts_k;
+  // What a draw (proven, or the network's draw probability) is worth in
+  // selection and move choice, in W - L units: draw_score to the side to
+  // move at the root, draw_score_opponent to the other side (lc0's
+  // DrawScoreSidetomove / DrawScoreOpponent). Both 0: draws count as half a
+  // point. Both negative: each side plays for a win (self-play contempt);
+  // draw_score = -draw_score_opponent < 0: contempt against a weaker
+  // opponent. Reported WDL and Q stay the unadjusted expectations.
+  double draw_score;
+  double draw_score_opponent;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;
   int max_collisions;
+  // A minibatch gathers at most this fraction of the root's visits so far
+  // (at least one): in a small tree a large minibatch's virtual loss
+  // flattens the search (a proven draw soaks up the visits its pending
+  // siblings are denied). 0 = minibatch_size from the first batch on.
+  double minibatch_root_fraction;
   // An in-flight visit counts as this many losses in Q while it is pending.
   double virtual_loss;
   // Tree memory cap in MiB (nodes and edges); 0 = none. When reached the
