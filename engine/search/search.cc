@@ -342,7 +342,7 @@ SearchResult Search::Run(const SearchLimits& limits,
         break;
       }
     }
-    GatherMinibatch(static_cast<int>(budget), &stats);
+    GatherMinibatch(static_cast<int>(budget));
     EvaluateAndBackup(&stats);
     CancelCollisions();
     if (progress &&
@@ -367,7 +367,7 @@ SearchResult Search::Run(const SearchLimits& limits,
   return result;
 }
 
-int Search::GatherMinibatch(int budget, RunStats* stats) {
+int Search::GatherMinibatch(int budget) {
   num_pending_ = 0;
   pending_bytes_ = 0;
   collisions_ = 0;
@@ -378,7 +378,7 @@ int Search::GatherMinibatch(int budget, RunStats* stats) {
       slots_.push_back(std::make_unique<Slot>());
     }
     Slot* slot = slots_[num_pending_].get();
-    switch (PickLeaf(slot, stats)) {
+    switch (PickLeaf(slot)) {
       case Pick::kLeaf:
         ++num_pending_;
         ++done;
@@ -402,7 +402,7 @@ int Search::GatherMinibatch(int budget, RunStats* stats) {
   return done;
 }
 
-Search::Pick Search::PickLeaf(Slot* slot, RunStats* stats) {
+Search::Pick Search::PickLeaf(Slot* slot) {
   slot->path.clear();
   slot->moves.clear();
   slot->known = false;

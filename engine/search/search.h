@@ -115,11 +115,11 @@ class Search {
   void ApplyRootNoise();
   // Fills slots_ with up to `budget` leaves, terminal and proven ones
   // included (they need no evaluation). Returns the playouts started.
-  int GatherMinibatch(int budget, RunStats* stats);
+  int GatherMinibatch(int budget);
   // Descends from the root along PUCT; the outcome is in the slot.
   // kKnown: a proven (terminal or solved) leaf, backed up with the batch.
   enum class Pick { kLeaf, kKnown, kCollision, kMemoryFull };
-  Pick PickLeaf(Slot* slot, RunStats* stats);
+  Pick PickLeaf(Slot* slot);
   void EvaluateAndBackup(RunStats* stats);
   void Expand(Node* node, const MoveList& moves,
               const std::vector<float>& priors);
