@@ -61,7 +61,7 @@ uint64_t Mix64(uint64_t z) {
 
 // The repetition feature's input: min(occurrences - 1, 2).
 int RepetitionLevel(const tavreli::TavreliState& state) {
-  return std::clamp(state.RepetitionCount() - 1, 0, 2);
+  return std::clamp(state.Occurrences() - 1, 0, 2);
 }
 
 }  // namespace

@@ -158,9 +158,11 @@ TEST(BatchingEvaluatorTest, ConcurrentCallersGetOneAtATimeResults) {
 }
 
 TEST(BatchingEvaluatorTest, SixtyFourProducersFillBatches) {
+  // A full second's wait: even on a loaded machine every producer is back
+  // before a partial batch leaves.
   const auto states = RandomPositions(64, 11);
   BatchingEvaluator evaluator(std::make_unique<FakeBackend>(3000, nullptr),
-                              std::make_unique<HashEncoder>(), {64, 100000, 0});
+                              std::make_unique<HashEncoder>(), {64, 1000000, 0});
   std::vector<std::thread> threads;
   for (int t = 0; t < 64; ++t) {
     threads.emplace_back([&, t] {

@@ -485,8 +485,8 @@ TEST(TavreliEncoderTest, ClocksAndRepetition) {
     ASSERT_TRUE(move.ok()) << move.status();
     state->Play(*move);
   }
-  ASSERT_EQ(
-      dynamic_cast<const tavreli::TavreliState&>(*state).RepetitionCount(), 2);
+  ASSERT_EQ(dynamic_cast<const tavreli::TavreliState&>(*state).Occurrences(),
+            2);
   const Planes twice(encoder, *state);
   EXPECT_TRUE(twice.Constant(repetition, 0.5f));
   EXPECT_TRUE(twice.Constant(fifty, 0.04f));

@@ -332,6 +332,40 @@ TEST(SearchTest, ASmallSearchWithALargeMinibatchDoesNotDriftIntoADraw) {
   }
 }
 
+TEST(SearchTest, TwoFoldRepetitionsAreDrawsInTheSearchButNotAtTheRoot) {
+  // After e5-f3 a8-b8 f3-e5, Black's b8-a8 repeats the start position;
+  // b8-c8 does not.
+  auto state = State("tavreli", kStalemateAvailable);
+  std::vector<Move> moves;
+  for (const char* text : {"e5-f3", "a8-b8", "f3-e5"}) {
+    moves.push_back(ParseMove(*state, text));
+    state->Play(moves.back());
+  }
+  const Move repeat = ParseMove(*state, "b8-a8");
+  auto start = State("tavreli", kStalemateAvailable);
+  SearchLimits limits;
+  limits.visits = 200;
+  for (const bool two_fold : {true, false}) {
+    SearchParams params;
+    params.two_fold_draws = two_fold;
+    nn::UniformEvaluator evaluator;
+    Search search(params, &evaluator, 1);
+    ASSERT_TRUE(search.SetPosition(*start, moves).ok());
+    const SearchResult result = search.Run(limits);
+    const MoveInfo* info = FindMove(result, repeat);
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ(info->proven == Proven::kDraw, two_fold);
+    // Playing the repetition keeps the game going: the reused root is
+    // searched afresh, not reported as a finished game.
+    ASSERT_TRUE(search.Advance(repeat).ok());
+    const SearchResult after = search.Run(limits);
+    EXPECT_EQ(after.stop_reason, StopReason::kVisits);
+    EXPECT_EQ(after.root_visits, 200u);
+    EXPECT_EQ(after.root_proven, Proven::kNone);
+    ExpectConsistentTree(search.root());
+  }
+}
+
 TEST(SearchTest, AvoidsTheOneMoveThatAllowsMateAmongMany) {
   // Black to move with 18 moves; only the knight leaving a3 (a3-b5) lets
   // White mate at once.

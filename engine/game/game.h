@@ -57,6 +57,10 @@ class GameState {
   virtual GameResult Result() const = 0;
   // Whether the side to move is in check (always false for games without).
   virtual bool InCheck() const = 0;
+  // How often the current position has occurred in this game (since the
+  // state's start position), this time included: 1 the first time, 3 ends
+  // the game by repetition.
+  virtual int Occurrences() const = 0;
   // Hash of everything that defines position identity for repetition.
   virtual uint64_t Hash() const = 0;
 

@@ -233,6 +233,11 @@ void Search::ClearTree() {
 
 void Search::InitRoot() {
   Node* root = tree_.root();
+  if (root->terminal && !root_state_->Result().IsOver()) {
+    // A repetition the search scored as a draw (two_fold_draws) has been
+    // played: the game goes on from here.
+    *root = Node();
+  }
   if (root->n > 0 || root->terminal) return;  // kept from the last search
   root->side_to_move = root_state_->SideToMove() & 1;
   const GameResult result = root_state_->Result();
@@ -515,6 +520,13 @@ Search::Pick Search::PickLeaf(Slot* slot) {
     undo();
     node->terminal = 1;
     SetProven(node, ProvenOf(result.outcome), 0);
+    slot->known = slot->proven_now = true;
+    return Pick::kKnown;
+  }
+  if (params_.two_fold_draws && node != root && state->Occurrences() >= 2) {
+    undo();
+    node->terminal = 1;
+    SetProven(node, Proven::kDraw, 0);
     slot->known = slot->proven_now = true;
     return Pick::kKnown;
   }

@@ -46,6 +46,9 @@ const Row kRows[] = {
     {"forced_playouts_k", &SearchParams::forced_playouts_k, 0, 0, 100,
      "forced root playouts: a visited root child gets at least "
      "sqrt(k * prior * child visits) visits (self-play; 0 = off)"},
+    {"two_fold_draws", &SearchParams::two_fold_draws, 1, 0, 1,
+     "a position repeating an earlier one of the game scores as a draw in "
+     "the search"},
     {"draw_score", &SearchParams::draw_score, 0, -1, 1,
      "value of a draw to the side to move at the root, in W-L units "
      "(negative: play for a win)"},

@@ -41,6 +41,11 @@ struct SearchParams {
   // selected before any other. 0 = off. See Search::PrunedRootVisits for
   // taking the forced visits out of a training target again.
   double forced_playouts_k;
+  // A position that repeats an earlier one of the game (below the root) is
+  // scored as a draw, as lc0's TwoFoldDraws: a side that can repeat once
+  // can repeat again, and the search sees a shuffle for what it is at once
+  // instead of three plies later.
+  bool two_fold_draws;
   // What a draw (proven, or the network's draw probability) is worth in
   // selection and move choice, in W - L units: draw_score to the side to
   // move at the root, draw_score_opponent to the other side (lc0's

@@ -48,12 +48,10 @@ class TavleiState final : public GameState {
 
   const Position& position() const { return position_; }
   const Rules& rules() const { return *rules_; }
+  // Pieces and side to move decide identity.
+  int Occurrences() const override;
 
  private:
-  // How often the current position (pieces and side to move) has occurred
-  // since this state's start, itself included.
-  int Occurrences() const;
-
   std::shared_ptr<const Rules> rules_;
   Position position_;
   std::vector<Position> history_;  // the position before each Play

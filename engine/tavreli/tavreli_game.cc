@@ -72,7 +72,7 @@ void TavreliState::Undo() {
   if (history_.size() > 1) history_.pop_back();
 }
 
-int TavreliState::RepetitionCount() const {
+int TavreliState::Occurrences() const {
   // Sides alternate, so only every other earlier position can be the same.
   // Captures and pawn moves do not bound the scan: a capturer may leave its
   // victim again, and a piece may carry a pawn back inside its unit.
@@ -93,7 +93,7 @@ GameResult TavreliState::Result() const {
   if (pos.HalfmoveClock() >= 100) {
     return {Outcome::kDraw, Termination::kFiftyMoves};
   }
-  if (RepetitionCount() >= 3) return {Outcome::kDraw, Termination::kRepetition};
+  if (Occurrences() >= 3) return {Outcome::kDraw, Termination::kRepetition};
   return {};
 }
 

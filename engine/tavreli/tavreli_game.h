@@ -41,8 +41,7 @@ class TavreliState final : public GameState {
   uint64_t Perft(int depth) const override;
 
   const Position& current() const { return history_.back(); }
-  // How many times the current position occurred (1 = first time).
-  int RepetitionCount() const;
+  int Occurrences() const override;
 
  private:
   const GameInfo* info_;
