@@ -423,6 +423,103 @@ TEST(SearchTest, PrinceEscapesAndIsCapturedInOneInTavlei) {
   }
 }
 
+// Uniform priors except that moves from one square get almost none, as a
+// network that has not learnt what the prince can do. Thread-safe.
+class ShySquareEvaluator final : public nn::Evaluator {
+ public:
+  explicit ShySquareEvaluator(int square) : square_(square) {}
+  void Evaluate(std::span<const nn::EvalRequest> requests,
+                std::span<nn::Evaluation> results) override {
+    calls_.fetch_add(1);
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const MoveList& moves = *requests[i].legal_moves;
+      std::vector<float>& priors = results[i].priors;
+      priors.assign(moves.size(), 1.0f);
+      for (int k = 0; k < moves.size(); ++k) {
+        if (moves[k].from == square_) priors[k] = 1e-4f;
+      }
+      float sum = 0;
+      for (float p : priors) sum += p;
+      for (float& p : priors) p /= sum;
+      results[i].wdl[0] = results[i].wdl[1] = results[i].wdl[2] = 1.0f / 3;
+    }
+  }
+  int calls() const { return calls_.load(); }
+
+ private:
+  int square_;
+  std::atomic<int> calls_{0};
+};
+
+// From a self-play match: the prince on i4 has two open lines to exits (i1,
+// i9), which a net that gives prince moves no prior never searched.
+constexpr char kPrinceOnAnOpenFile[] =
+    "9/3TT4/9/t6T1/tt1t3T1/tt6K/t6T1/ttt6/1tt4T1 d 0";
+
+TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
+  auto state = State("tavlei9", kPrinceOnAnOpenFile);
+  const int prince = ParseMove(*state, "i4-i1").from;
+  for (const bool immediate_wins : {true, false}) {
+    SCOPED_TRACE(immediate_wins);
+    ShySquareEvaluator evaluator(prince);
+    SearchParams params;
+    params.immediate_wins = immediate_wins;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 100;
+    const SearchResult result = search.Run(limits);
+    auto after = state->Clone();
+    after->Play(result.best_move);
+    const bool won = after->Result().termination == Termination::kKingEscaped;
+    EXPECT_EQ(won, immediate_wins);
+    if (!immediate_wins) continue;
+    // Known at once: nothing evaluated, one playout, proven in one ply.
+    EXPECT_EQ(evaluator.calls(), 0);
+    EXPECT_EQ(result.playouts, 1u);
+    EXPECT_EQ(result.root_proven, Proven::kWin);
+    EXPECT_EQ(result.root_proven_plies, 1);
+    // The training target is the winning move alone.
+    int targets = 0;
+    for (const auto& [move, visits] : search.RootVisits()) {
+      if (visits == 0) continue;
+      ++targets;
+      EXPECT_EQ(move, result.best_move);
+    }
+    EXPECT_EQ(targets, 1);
+    EXPECT_EQ(search.PrunedRootVisits(), search.RootVisits());
+    EXPECT_EQ(search.SampleMove(1.0), result.best_move);
+  }
+}
+
+TEST(SearchTest, ImmediateWinsProveALostRootWithoutEvaluatingItsChildren) {
+  // Attackers to move; whatever they play, the prince a5 reaches a1 (a9 is
+  // blocked by a8, and nothing can reach a2-a4 or capture him).
+  auto state = State("tavlei9", "9/t8/9/9/K7t/9/9/9/4t4 a 0");
+  MoveList legal;
+  state->LegalMoves(&legal);
+  for (const bool immediate_wins : {true, false}) {
+    SCOPED_TRACE(immediate_wins);
+    nn::UniformEvaluator evaluator;
+    SearchParams params;
+    params.immediate_wins = immediate_wins;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 100 * legal.size();
+    const SearchResult result = search.Run(limits);
+    EXPECT_EQ(result.root_proven, Proven::kLoss);
+    EXPECT_EQ(result.root_proven_plies, 2);
+    if (immediate_wins) {
+      // Only the root was evaluated: each reply was known on its first visit.
+      EXPECT_EQ(result.evaluations, 1u);
+    } else {
+      // Each reply had to be evaluated to see the escape below it.
+      EXPECT_GT(result.evaluations, static_cast<uint64_t>(legal.size()));
+    }
+  }
+}
+
 TEST(SearchTest, FindsTavleiWinsInTwo) {
   for (const auto& [text, first] :
        std::vector<std::pair<std::string, std::string>>{

@@ -524,6 +524,74 @@ TEST(TavleiMoveTest, PrinceMaxSteps) {
 
 // ------------------------------------------------------------ game results
 
+// ImmediateWin names a winning move exactly when one of the two kinds exists
+// (the prince onto an exit, an attacker capturing the prince), checked
+// against playing every legal move in random games of both variants.
+TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
+  int wins_seen[2] = {0, 0};
+  for (std::string_view variant : {"tavlei9", "tavlei11"}) {
+    std::mt19937 rng(11);
+    for (int game = 0; game < 300; ++game) {
+      std::unique_ptr<GameState> state = NewGame(variant)->NewInitialState();
+      while (!state->Result().IsOver() && state->PliesPlayed() < 300) {
+        MoveList moves;
+        state->LegalMoves(&moves);
+        bool can_win = false;
+        for (const Move move : moves) {
+          state->Play(move);
+          const Termination t = state->Result().termination;
+          can_win |= t == Termination::kKingEscaped ||
+                     t == Termination::kKingCaptured;
+          state->Undo();
+        }
+        const Move win = state->ImmediateWin(moves);
+        ASSERT_EQ(!win.IsNull(), can_win) << state->PositionText();
+        if (!win.IsNull()) {
+          ++wins_seen[state->SideToMove()];
+          state->Play(win);
+          ASSERT_EQ(state->Result().outcome, Outcome::kLoss);
+          state->Undo();
+        }
+        state->Play(moves[rng() % moves.size()]);
+      }
+    }
+  }
+  // Both kinds came up often enough to matter.
+  EXPECT_GT(wins_seen[0], 100);
+  EXPECT_GT(wins_seen[1], 100);
+}
+
+TEST(TavleiResultTest, ImmediateWinOnHandMadePositions) {
+  const struct {
+    const char* position;
+    const char* win;  // "" for none
+  } kCases[] = {
+      // The prince on a5: a1 is open, a9 is blocked by the attacker on a7.
+      {"9/t8/9/9/K7t/9/9/9/4t4 d 0", "a5-a1"},
+      // Both exits of the a-file blocked; the prince has moves but no win.
+      {"9/t8/9/9/K7t/9/t8/9/4t4 d 0", ""},
+      // Attackers to move where the prince could escape: not their win.
+      {"9/t8/9/9/K7t/9/9/9/4t4 a 0", ""},
+      // d9-d3 closes on the prince c3 against b3.
+      {"3t5/9/9/9/9/9/1tK6/9/4T4 a 0", "d9-d3"},
+      // The same without the attacker on b3: no capture.
+      {"3t5/9/9/9/9/9/2K6/9/4T4 a 0", ""},
+  };
+  for (const auto& c : kCases) {
+    SCOPED_TRACE(c.position);
+    std::unique_ptr<GameState> state = NewState("tavlei9", c.position);
+    MoveList moves;
+    state->LegalMoves(&moves);
+    const Move win = state->ImmediateWin(moves);
+    if (std::string_view(c.win).empty()) {
+      EXPECT_TRUE(win.IsNull()) << state->MoveText(win);
+    } else {
+      ASSERT_FALSE(win.IsNull());
+      EXPECT_EQ(state->MoveText(win).substr(0, 5), c.win);
+    }
+  }
+}
+
 TEST(TavleiResultTest, PrinceReachesAnExit) {
   // K a5 runs down the a-file to the exit a1.
   std::unique_ptr<GameState> state =

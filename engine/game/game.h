@@ -61,6 +61,15 @@ class GameState {
   // state's start position), this time included: 1 the first time, 3 ends
   // the game by repetition.
   virtual int Occurrences() const = 0;
+  // A move of `legal` (this position's LegalMoves()) that wins the game at
+  // once, or a null Move. A game answers only where it can tell cheaply
+  // (Tavlei: the prince reaching an exit, the prince captured); others
+  // always say none. The search uses it to score a position as won without
+  // evaluating it.
+  virtual Move ImmediateWin(const MoveList& legal) const {
+    (void)legal;
+    return Move{};
+  }
   // Hash of everything that defines position identity for repetition.
   virtual uint64_t Hash() const = 0;
 

@@ -540,13 +540,47 @@ Search::Pick Search::PickLeaf(Slot* slot) {
     return Pick::kKnown;
   }
   const uint64_t expansion = Tree::ExpansionBytes(slot->legal.size());
-  if (node != root && MemoryFull(expansion)) {
+  const Move win =
+      params_.immediate_wins ? state->ImmediateWin(slot->legal) : Move{};
+  const uint64_t extra = win.IsNull() ? 0 : sizeof(Node);
+  if (node != root && MemoryFull(expansion + extra)) {
     undo();
     for (Node* n : slot->path) --n->in_flight;
     return Pick::kMemoryFull;
   }
+  if (!win.IsNull() && ExpandWon(node, state, win, slot->legal)) {
+    undo();
+    slot->known = slot->proven_now = true;
+    return Pick::kKnown;
+  }
   pending_bytes_ += expansion;
   return Pick::kLeaf;  // the state stays at the leaf until it is evaluated
+}
+
+bool Search::ExpandWon(Node* node, GameState* state, Move win,
+                       const MoveList& legal) {
+  state->Play(win);
+  const GameResult after = state->Result();
+  const int child_side = state->SideToMove() & 1;
+  state->Undo();
+  const Proven child_proven = ProvenOf(after.outcome);
+  if (!after.IsOver() ||
+      (child_side == node->side_to_move ? child_proven
+                                        : Flip(child_proven)) != Proven::kWin) {
+    assert(false && "ImmediateWin returned a move that does not win");
+    return false;
+  }
+  tree_.Expand(node, std::span<const Move>(legal.begin(), legal.end()));
+  for (Edge& edge : node->children()) {
+    if (edge.move != win) continue;
+    edge.prior = 1;
+    edge.child = tree_.NewNode();
+    edge.child->side_to_move = child_side;
+    edge.child->terminal = 1;
+    SetProven(edge.child, child_proven, 0);
+  }
+  SetProven(node, Proven::kWin, 1);
+  return true;
 }
 
 void Search::EvaluateAndBackup(RunStats* stats) {
@@ -820,8 +854,15 @@ std::vector<std::pair<Move, uint32_t>> Search::RootVisits() const {
   std::vector<std::pair<Move, uint32_t>> visits;
   const Node* root = tree_.root();
   if (root == nullptr) return visits;
+  const Edge* win = root->proven() == Proven::kWin && root->expanded()
+                        ? BestEdge(root, params_.draw_score)
+                        : nullptr;
   for (const Edge& edge : root->children()) {
-    visits.emplace_back(edge.move, edge.child ? edge.child->n : 0);
+    uint32_t n = edge.child ? edge.child->n : 0;
+    if (win != nullptr) {
+      n = &edge == win ? std::max<uint32_t>(root->n, 2) - 1 : 0;
+    }
+    visits.emplace_back(edge.move, n);
   }
   return visits;
 }

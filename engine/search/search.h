@@ -86,7 +86,10 @@ class Search {
   Move SampleMoveFrom(std::span<const std::pair<Move, uint32_t>> visits,
                       double temperature);
   // Every legal root move with its visits, in legal-move order (training
-  // targets). Empty before the root is expanded. Const.
+  // targets). At a root proven won, the move that wins soonest holds all of
+  // its children's visits (at least 1, as when the root was known won
+  // before any child was visited) and the others none: that is the move to
+  // learn. Empty before the root is expanded. Const.
   std::vector<std::pair<Move, uint32_t>> RootVisits() const;
   // RootVisits() with policy target pruning (KataGo), for searches run with
   // forced playouts; equal to RootVisits() when forced_playouts_k is 0.
@@ -123,6 +126,12 @@ class Search {
   void EvaluateAndBackup(RunStats* stats);
   void Expand(Node* node, const MoveList& moves,
               const std::vector<float>& priors);
+  // Expands `node` (the position of `state`, whose `legal` moves include
+  // `win`) as a proven win in one ply: `win`'s child is the terminal
+  // position, the other moves stay unvisited with prior 0. False (nothing
+  // changed) if `win` does not in fact win.
+  bool ExpandWon(Node* node, GameState* state, Move win,
+                 const MoveList& legal);
   // Adds one visit of value (wl, d), seen from `side`, to every node of
   // `path` (root first), removing its in-flight count; then propagates
   // proven values upwards from the end of the path if `leaf_proven_now`.

@@ -49,6 +49,9 @@ const Row kRows[] = {
     {"two_fold_draws", &SearchParams::two_fold_draws, 1, 0, 1,
      "a position repeating an earlier one of the game scores as a draw in "
      "the search"},
+    {"immediate_wins", &SearchParams::immediate_wins, 1, 0, 1,
+     "a position whose side to move can win at once (where the game can "
+     "tell cheaply) is scored as won without evaluating it"},
     {"draw_score", &SearchParams::draw_score, 0, -1, 1,
      "value of a draw to the side to move at the root, in W-L units "
      "(negative: play for a win)"},

@@ -46,6 +46,11 @@ struct SearchParams {
   // can repeat again, and the search sees a shuffle for what it is at once
   // instead of three plies later.
   bool two_fold_draws;
+  // A new leaf whose side to move has a move that wins at once
+  // (GameState::ImmediateWin) is a proven win in one ply, not evaluated:
+  // the winning move is found however small its prior (a tafl prince on an
+  // open line to an exit) and the solver builds on it.
+  bool immediate_wins;
   // What a draw (proven, or the network's draw probability) is worth in
   // selection and move choice, in W - L units: draw_score to the side to
   // move at the root, draw_score_opponent to the other side (lc0's

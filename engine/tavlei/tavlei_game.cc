@@ -80,6 +80,28 @@ int TavleiState::Occurrences() const {
   return count;
 }
 
+Move TavleiState::ImmediateWin(const MoveList& legal) const {
+  const int king = position_.king;
+  if (king == kOffBoard || position_.status != Status::kOngoing) return Move{};
+  const auto next_to_king = [&](int square) {
+    for (int dir = 0; dir < kNumDirections; ++dir) {
+      if (rules_->neighbor[king][dir] == square) return true;
+    }
+    return false;
+  };
+  for (const Move move : legal) {
+    const bool candidate = position_.side == kDefenders
+                               ? move.from == king && rules_->is_corner[move.to]
+                               : next_to_king(move.to);
+    if (!candidate) continue;
+    Position after = position_;
+    PlayMove(*rules_, &after, move.from, move.to, nullptr);
+    // Only the mover can decide the game with their own move.
+    if (after.status != Status::kOngoing) return move;
+  }
+  return Move{};
+}
+
 }  // namespace tavlei
 
 namespace {

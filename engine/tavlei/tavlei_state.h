@@ -50,6 +50,9 @@ class TavleiState final : public GameState {
   const Rules& rules() const { return *rules_; }
   // Pieces and side to move decide identity.
   int Occurrences() const override;
+  // A prince move onto an exit/refuge, or an attacker move next to the
+  // prince that captures him.
+  Move ImmediateWin(const MoveList& legal) const override;
 
  private:
   std::shared_ptr<const Rules> rules_;
