@@ -492,17 +492,23 @@ TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
   }
 }
 
-TEST(SearchTest, ImmediateWinsProveALostRootWithoutEvaluatingItsChildren) {
+TEST(SearchTest, ImmediateWinsProveALostRootWithFewOrNoEvaluations) {
   // Attackers to move; whatever they play, the prince a5 reaches a1 (a9 is
   // blocked by a8, and nothing can reach a2-a4 or capture him).
   auto state = State("tavlei9", "9/t8/9/9/K7t/9/9/9/4t4 a 0");
   MoveList legal;
   state->LegalMoves(&legal);
-  for (const bool immediate_wins : {true, false}) {
-    SCOPED_TRACE(immediate_wins);
+  const struct {
+    bool immediate_wins;
+    bool avoid_immediate_losses;
+  } kSettings[] = {{true, true}, {true, false}, {false, false}};
+  for (const auto& setting : kSettings) {
+    SCOPED_TRACE(setting.immediate_wins);
+    SCOPED_TRACE(setting.avoid_immediate_losses);
     nn::UniformEvaluator evaluator;
     SearchParams params;
-    params.immediate_wins = immediate_wins;
+    params.immediate_wins = setting.immediate_wins;
+    params.avoid_immediate_losses = setting.avoid_immediate_losses;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
@@ -510,13 +516,56 @@ TEST(SearchTest, ImmediateWinsProveALostRootWithoutEvaluatingItsChildren) {
     const SearchResult result = search.Run(limits);
     EXPECT_EQ(result.root_proven, Proven::kLoss);
     EXPECT_EQ(result.root_proven_plies, 2);
-    if (immediate_wins) {
+    if (setting.avoid_immediate_losses) {
+      // Known before anything is evaluated.
+      EXPECT_EQ(result.evaluations, 0u);
+      EXPECT_EQ(result.playouts, 1u);
+    } else if (setting.immediate_wins) {
       // Only the root was evaluated: each reply was known on its first visit.
       EXPECT_EQ(result.evaluations, 1u);
     } else {
       // Each reply had to be evaluated to see the escape below it.
       EXPECT_GT(result.evaluations, static_cast<uint64_t>(legal.size()));
     }
+  }
+}
+
+TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
+  // Attackers to move; the prince a5 threatens a5-a1 (a9 is blocked by a8).
+  // Only d4-a4 closes the line; the net is shy of d4's moves.
+  auto state = State("tavlei9", "9/t8/9/9/K7t/3t5/9/9/4t4 a 0");
+  const Move block = ParseMove(*state, "d4-a4");
+  for (const bool avoid : {true, false}) {
+    SCOPED_TRACE(avoid);
+    ShySquareEvaluator evaluator(block.from);
+    SearchParams params;
+    params.avoid_immediate_losses = avoid;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 50;
+    const SearchResult result = search.Run(limits);
+    if (!avoid) {
+      EXPECT_NE(result.best_move, block);
+      continue;
+    }
+    EXPECT_EQ(result.best_move, block);
+    for (const MoveInfo& info : result.moves) {
+      if (info.move == block) continue;
+      EXPECT_EQ(info.proven, Proven::kLoss) << state->MoveText(info.move);
+      EXPECT_EQ(info.proven_plies, 2);
+      EXPECT_EQ(info.visits, 0u);
+      EXPECT_EQ(info.prior, 0.0f);
+    }
+    ExpectConsistentTree(search.root());
+    // Played anyway, a losing move's node (known won for the prince, never
+    // expanded) becomes a root that finds the escape.
+    const Move blunder = ParseMove(*state, "e1-f1");
+    ASSERT_TRUE(search.Advance(blunder).ok());
+    const SearchResult after = search.Run(limits);
+    EXPECT_EQ(after.root_proven, Proven::kWin);
+    EXPECT_EQ(after.root_proven_plies, 1);
+    EXPECT_EQ(after.best_move, ParseMove(search.root_state(), "a5-a1"));
   }
 }
 

@@ -524,41 +524,77 @@ TEST(TavleiMoveTest, PrinceMaxSteps) {
 
 // ------------------------------------------------------------ game results
 
+// Whether the side to move has a move that ends the game in its favour, by
+// playing every legal move.
+bool CanWinAtOnce(GameState* state) {
+  MoveList moves;
+  state->LegalMoves(&moves);
+  bool can_win = false;
+  for (const Move move : moves) {
+    state->Play(move);
+    const Termination t = state->Result().termination;
+    can_win |=
+        t == Termination::kKingEscaped || t == Termination::kKingCaptured;
+    state->Undo();
+  }
+  return can_win;
+}
+
 // ImmediateWin names a winning move exactly when one of the two kinds exists
-// (the prince onto an exit, an attacker capturing the prince), checked
-// against playing every legal move in random games of both variants.
+// (the prince onto an exit, an attacker capturing the prince), and
+// MovesAllowingImmediateWin marks exactly the moves after which the
+// opponent has one; checked against playing every move in random games of
+// both variants (with and without prince_max_steps).
 TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
   int wins_seen[2] = {0, 0};
-  for (std::string_view variant : {"tavlei9", "tavlei11"}) {
+  int allowing_seen = 0;
+  for (const auto& [variant, steps] : std::vector<std::pair<std::string, int>>{
+           {"tavlei9", 0}, {"tavlei11", 0}, {"tavlei9", 3}}) {
+    SCOPED_TRACE(variant + " " + std::to_string(steps));
     std::mt19937 rng(11);
-    for (int game = 0; game < 300; ++game) {
-      std::unique_ptr<GameState> state = NewGame(variant)->NewInitialState();
+    GameOptions options;
+    if (steps > 0) options["prince_max_steps"] = steps;
+    const std::unique_ptr<Game> game = NewGame(variant, options);
+    for (int g = 0; g < 80; ++g) {
+      std::unique_ptr<GameState> state = game->NewInitialState();
       while (!state->Result().IsOver() && state->PliesPlayed() < 300) {
         MoveList moves;
         state->LegalMoves(&moves);
-        bool can_win = false;
-        for (const Move move : moves) {
-          state->Play(move);
-          const Termination t = state->Result().termination;
-          can_win |= t == Termination::kKingEscaped ||
-                     t == Termination::kKingCaptured;
-          state->Undo();
-        }
-        const Move win = state->ImmediateWin(moves);
-        ASSERT_EQ(!win.IsNull(), can_win) << state->PositionText();
+        const Move win = state->ImmediateWin();
+        ASSERT_EQ(!win.IsNull(), CanWinAtOnce(state.get()))
+            << state->PositionText();
         if (!win.IsNull()) {
+          ASSERT_TRUE(moves.contains(win));
           ++wins_seen[state->SideToMove()];
           state->Play(win);
           ASSERT_EQ(state->Result().outcome, Outcome::kLoss);
           state->Undo();
         }
+        // Every move's reply checked by brute force is slow: every 8th ply.
+        if (state->PliesPlayed() % 8 != 0) {
+          state->Play(moves[rng() % moves.size()]);
+          continue;
+        }
+        std::vector<uint8_t> allows;
+        state->MovesAllowingImmediateWin(moves, &allows);
+        ASSERT_EQ(allows.size(), static_cast<size_t>(moves.size()));
+        for (int i = 0; i < moves.size(); ++i) {
+          state->Play(moves[i]);
+          const bool opponent_wins =
+              !state->Result().IsOver() && CanWinAtOnce(state.get());
+          state->Undo();
+          ASSERT_EQ(allows[i] == 1, opponent_wins)
+              << state->PositionText() << " " << state->MoveText(moves[i]);
+          allowing_seen += allows[i];
+        }
         state->Play(moves[rng() % moves.size()]);
       }
     }
   }
-  // Both kinds came up often enough to matter.
+  // Every kind came up often enough to matter.
   EXPECT_GT(wins_seen[0], 100);
   EXPECT_GT(wins_seen[1], 100);
+  EXPECT_GT(allowing_seen, 200);
 }
 
 TEST(TavleiResultTest, ImmediateWinOnHandMadePositions) {
@@ -582,7 +618,7 @@ TEST(TavleiResultTest, ImmediateWinOnHandMadePositions) {
     std::unique_ptr<GameState> state = NewState("tavlei9", c.position);
     MoveList moves;
     state->LegalMoves(&moves);
-    const Move win = state->ImmediateWin(moves);
+    const Move win = state->ImmediateWin();
     if (std::string_view(c.win).empty()) {
       EXPECT_TRUE(win.IsNull()) << state->MoveText(win);
     } else {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "engine/game/move.h"
@@ -61,14 +62,17 @@ class GameState {
   // state's start position), this time included: 1 the first time, 3 ends
   // the game by repetition.
   virtual int Occurrences() const = 0;
-  // A move of `legal` (this position's LegalMoves()) that wins the game at
-  // once, or a null Move. A game answers only where it can tell cheaply
-  // (Tavlei: the prince reaching an exit, the prince captured); others
-  // always say none. The search uses it to score a position as won without
-  // evaluating it.
-  virtual Move ImmediateWin(const MoveList& legal) const {
-    (void)legal;
-    return Move{};
+  // A legal move that wins the game at once for the side to move, or a null
+  // Move. A game answers only where it can tell cheaply (Tavlei: the prince
+  // reaching an exit, the prince captured); others always say none. The
+  // search uses it to score a position as won without evaluating it.
+  virtual Move ImmediateWin() const { return Move{}; }
+  // For each move of `legal` (this position's LegalMoves()), 1 if the
+  // player to move after it then has an ImmediateWin(), else 0; all 0 for
+  // games that cannot tell cheaply. The search treats those moves as lost.
+  virtual void MovesAllowingImmediateWin(const MoveList& legal,
+                                         std::vector<uint8_t>* allows) const {
+    allows->assign(legal.size(), 0);
   }
   // Hash of everything that defines position identity for repetition.
   virtual uint64_t Hash() const = 0;

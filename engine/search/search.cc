@@ -144,6 +144,9 @@ struct Search::Slot {
   // child cannot soak up the visits its in-flight siblings are denied.
   bool known = false;
   bool proven_now = false;  // known, and proven by this visit (terminal)
+  // Per legal move, 1 if the opponent can then win at once
+  // (avoid_immediate_losses); empty when no move does.
+  std::vector<uint8_t> allows_win;
 };
 
 struct Search::RunStats {
@@ -236,6 +239,11 @@ void Search::InitRoot() {
   if (root->terminal && !root_state_->Result().IsOver()) {
     // A repetition the search scored as a draw (two_fold_draws) has been
     // played: the game goes on from here.
+    *root = Node();
+  }
+  if (root->proven() != Proven::kNone && !root->terminal && !root->expanded()) {
+    // Known won from its parent (avoid_immediate_losses) but never
+    // expanded: the root needs its moves.
     *root = Node();
   }
   if (root->n > 0 || root->terminal) return;  // kept from the last search
@@ -539,22 +547,60 @@ Search::Pick Search::PickLeaf(Slot* slot) {
     slot->known = slot->proven_now = true;
     return Pick::kKnown;
   }
-  const uint64_t expansion = Tree::ExpansionBytes(slot->legal.size());
-  const Move win =
-      params_.immediate_wins ? state->ImmediateWin(slot->legal) : Move{};
-  const uint64_t extra = win.IsNull() ? 0 : sizeof(Node);
-  if (node != root && MemoryFull(expansion + extra)) {
+  const Move win = params_.immediate_wins ? state->ImmediateWin() : Move{};
+  int lost_moves = 0;
+  slot->allows_win.clear();
+  if (win.IsNull() && params_.avoid_immediate_losses) {
+    state->MovesAllowingImmediateWin(slot->legal, &slot->allows_win);
+    lost_moves = static_cast<int>(
+        std::count(slot->allows_win.begin(), slot->allows_win.end(), 1));
+    if (lost_moves == 0) slot->allows_win.clear();
+  }
+  const uint64_t expansion =
+      Tree::ExpansionBytes(slot->legal.size()) +
+      sizeof(Node) * static_cast<uint64_t>(win.IsNull() ? lost_moves : 1);
+  if (node != root && MemoryFull(expansion)) {
     undo();
     for (Node* n : slot->path) --n->in_flight;
     return Pick::kMemoryFull;
   }
-  if (!win.IsNull() && ExpandWon(node, state, win, slot->legal)) {
+  const bool known = win.IsNull() ? lost_moves == slot->legal.size() &&
+                                        ExpandLost(node, state, slot)
+                                  : ExpandWon(node, state, win, slot->legal);
+  if (known) {
     undo();
     slot->known = slot->proven_now = true;
     return Pick::kKnown;
   }
   pending_bytes_ += expansion;
   return Pick::kLeaf;  // the state stays at the leaf until it is evaluated
+}
+
+int Search::AddLostChildren(Node* node, GameState* state,
+                            const std::vector<uint8_t>& allows_win) {
+  int added = 0;
+  for (int i = 0; i < node->num_edges; ++i) {
+    if (!allows_win[i]) continue;
+    Edge& edge = node->edges[i];
+    state->Play(edge.move);
+    const int child_side = state->SideToMove() & 1;
+    state->Undo();
+    edge.prior = 0;
+    edge.child = tree_.NewNode();
+    edge.child->side_to_move = child_side;
+    SetProven(edge.child, Proven::kWin, 1);
+    ++added;
+  }
+  return added;
+}
+
+bool Search::ExpandLost(Node* node, GameState* state, const Slot* slot) {
+  tree_.Expand(node,
+               std::span<const Move>(slot->legal.begin(), slot->legal.end()));
+  AddLostChildren(node, state, slot->allows_win);
+  const bool proven = UpdateProven(node);
+  assert(proven && "every child of the node is proven");
+  return proven;
 }
 
 bool Search::ExpandWon(Node* node, GameState* state, Move win,
@@ -565,8 +611,8 @@ bool Search::ExpandWon(Node* node, GameState* state, Move win,
   state->Undo();
   const Proven child_proven = ProvenOf(after.outcome);
   if (!after.IsOver() ||
-      (child_side == node->side_to_move ? child_proven
-                                        : Flip(child_proven)) != Proven::kWin) {
+      (child_side == node->side_to_move ? child_proven : Flip(child_proven)) !=
+          Proven::kWin) {
     assert(false && "ImmediateWin returned a move that does not win");
     return false;
   }
@@ -611,6 +657,10 @@ void Search::EvaluateAndBackup(RunStats* stats) {
     }
     const nn::Evaluation& eval = evaluations_[evaluated++];
     Expand(leaf, slot->legal, eval.priors);
+    if (!slot->allows_win.empty()) {
+      AddLostChildren(leaf, slot->state.get(), slot->allows_win);
+      NormalizePriors(leaf);
+    }
     for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
     Backup(slot->path, double(eval.wdl[0]) - eval.wdl[2], eval.wdl[1],
            leaf->side_to_move, false, stats);
@@ -643,6 +693,15 @@ void Search::Expand(Node* node, const MoveList& moves,
   for (int i = 0; i < n; ++i) {
     edges[i].prior =
         sum > 0 ? static_cast<float>(edges[i].prior / sum) : 1.0f / n;
+  }
+}
+
+void Search::NormalizePriors(Node* node) {
+  double sum = 0;
+  for (const Edge& edge : node->children()) sum += edge.prior;
+  if (sum <= 0) return;
+  for (Edge& edge : node->children()) {
+    edge.prior = static_cast<float>(edge.prior / sum);
   }
 }
 

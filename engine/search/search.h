@@ -130,8 +130,17 @@ class Search {
   // `win`) as a proven win in one ply: `win`'s child is the terminal
   // position, the other moves stay unvisited with prior 0. False (nothing
   // changed) if `win` does not in fact win.
-  bool ExpandWon(Node* node, GameState* state, Move win,
-                 const MoveList& legal);
+  bool ExpandWon(Node* node, GameState* state, Move win, const MoveList& legal);
+  // Gives each edge of the expanded `node` (the position of `state`) whose
+  // move allows the opponent an immediate win a child proven won for the
+  // opponent in one ply, and prior 0. Returns how many.
+  int AddLostChildren(Node* node, GameState* state,
+                      const std::vector<uint8_t>& allows_win);
+  // Expands the leaf of `slot`, every move of which allows an immediate
+  // win, as a proven loss in two plies. False if it was not proven.
+  bool ExpandLost(Node* node, GameState* state, const Slot* slot);
+  // Scales the priors of an expanded node to sum to 1 (if any is positive).
+  void NormalizePriors(Node* node);
   // Adds one visit of value (wl, d), seen from `side`, to every node of
   // `path` (root first), removing its in-flight count; then propagates
   // proven values upwards from the end of the path if `leaf_proven_now`.

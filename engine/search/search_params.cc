@@ -52,6 +52,9 @@ const Row kRows[] = {
     {"immediate_wins", &SearchParams::immediate_wins, 1, 0, 1,
      "a position whose side to move can win at once (where the game can "
      "tell cheaply) is scored as won without evaluating it"},
+    {"avoid_immediate_losses", &SearchParams::avoid_immediate_losses, 1, 0, 1,
+     "at expansion, a move after which the opponent can win at once is a "
+     "proven loss with prior 0"},
     {"draw_score", &SearchParams::draw_score, 0, -1, 1,
      "value of a draw to the side to move at the root, in W-L units "
      "(negative: play for a win)"},

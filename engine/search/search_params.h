@@ -51,6 +51,12 @@ struct SearchParams {
   // the winning move is found however small its prior (a tafl prince on an
   // open line to an exit) and the solver builds on it.
   bool immediate_wins;
+  // At each expansion, a move after which the opponent has such a win is a
+  // proven loss (its child proven won for the opponent, its prior 0); when
+  // every move is, the node is a proven loss without evaluation. Two-ply
+  // tactics cost no visits: an attacker move that opens a line for the
+  // prince is never searched.
+  bool avoid_immediate_losses;
   // What a draw (proven, or the network's draw probability) is worth in
   // selection and move choice, in W - L units: draw_score to the side to
   // move at the root, draw_score_opponent to the other side (lc0's

@@ -4,6 +4,7 @@ add_library(volkhv_tavlei STATIC
   ${CMAKE_CURRENT_LIST_DIR}/rules.cc
   ${CMAKE_CURRENT_LIST_DIR}/play_move.cc
   ${CMAKE_CURRENT_LIST_DIR}/movegen.cc
+  ${CMAKE_CURRENT_LIST_DIR}/immediate_win.cc
   ${CMAKE_CURRENT_LIST_DIR}/position_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/move_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/tavlei_game.cc

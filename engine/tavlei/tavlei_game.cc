@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/tavlei/immediate_win.h"
 #include "engine/tavlei/move_text.h"
 #include "engine/tavlei/movegen.h"
 #include "engine/tavlei/play_move.h"
@@ -80,26 +81,13 @@ int TavleiState::Occurrences() const {
   return count;
 }
 
-Move TavleiState::ImmediateWin(const MoveList& legal) const {
-  const int king = position_.king;
-  if (king == kOffBoard || position_.status != Status::kOngoing) return Move{};
-  const auto next_to_king = [&](int square) {
-    for (int dir = 0; dir < kNumDirections; ++dir) {
-      if (rules_->neighbor[king][dir] == square) return true;
-    }
-    return false;
-  };
-  for (const Move move : legal) {
-    const bool candidate = position_.side == kDefenders
-                               ? move.from == king && rules_->is_corner[move.to]
-                               : next_to_king(move.to);
-    if (!candidate) continue;
-    Position after = position_;
-    PlayMove(*rules_, &after, move.from, move.to, nullptr);
-    // Only the mover can decide the game with their own move.
-    if (after.status != Status::kOngoing) return move;
-  }
-  return Move{};
+Move TavleiState::ImmediateWin() const {
+  return FindImmediateWin(*rules_, position_);
+}
+
+void TavleiState::MovesAllowingImmediateWin(
+    const MoveList& legal, std::vector<uint8_t>* allows) const {
+  MarkMovesAllowingImmediateWin(*rules_, position_, legal, allows);
 }
 
 }  // namespace tavlei

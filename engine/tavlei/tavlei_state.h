@@ -51,8 +51,10 @@ class TavleiState final : public GameState {
   // Pieces and side to move decide identity.
   int Occurrences() const override;
   // A prince move onto an exit/refuge, or an attacker move next to the
-  // prince that captures him.
-  Move ImmediateWin(const MoveList& legal) const override;
+  // prince that captures him (engine/tavlei/immediate_win.h).
+  Move ImmediateWin() const override;
+  void MovesAllowingImmediateWin(const MoveList& legal,
+                                 std::vector<uint8_t>* allows) const override;
 
  private:
   std::shared_ptr<const Rules> rules_;

@@ -1,0 +1,30 @@
+// Wins in one move, found without generating every move: the search asks at
+// each new position whether the side to move can win at once, and after
+// which of its moves the opponent could. Pure and thread-safe.
+#ifndef VOLKHV_ENGINE_TAVLEI_IMMEDIATE_WIN_H_
+#define VOLKHV_ENGINE_TAVLEI_IMMEDIATE_WIN_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/game/move.h"
+#include "engine/tavlei/position.h"
+#include "engine/tavlei/rules.h"
+
+namespace volkhv::tavlei {
+
+// A legal move that decides the game for the side to move: the prince/king
+// onto an exit/refuge (defenders), or a move that captures him (attackers).
+// The null Move when there is none or the position is decided.
+Move FindImmediateWin(const Rules& rules, const Position& position);
+
+// For each of `moves` (legal in `position`), 1 if the opponent can then win
+// at once (FindImmediateWin), else 0 (a move that itself decides the game
+// is 0).
+void MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,
+                                   const MoveList& moves,
+                                   std::vector<uint8_t>* allows);
+
+}  // namespace volkhv::tavlei
+
+#endif  // VOLKHV_ENGINE_TAVLEI_IMMEDIATE_WIN_H_
