@@ -509,6 +509,8 @@ TEST(SearchTest, ImmediateWinsProveALostRootWithFewOrNoEvaluations) {
     SearchParams params;
     params.immediate_wins = setting.immediate_wins;
     params.avoid_immediate_losses = setting.avoid_immediate_losses;
+    // Off here: the prince's a5-a2 would prove the replies in three plies.
+    params.unstoppable_threats = false;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
@@ -531,9 +533,9 @@ TEST(SearchTest, ImmediateWinsProveALostRootWithFewOrNoEvaluations) {
 }
 
 TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
-  // Attackers to move; the prince a5 threatens a5-a1 (a9 is blocked by a8).
+  // Attackers to move; the prince a5 threatens a5-a1 (a9 is blocked by a7).
   // Only d4-a4 closes the line; the net is shy of d4's moves.
-  auto state = State("tavlei9", "9/t8/9/9/K7t/3t5/9/9/4t4 a 0");
+  auto state = State("tavlei9", "9/9/t8/9/K7t/3t5/9/9/4t4 a 0");
   const Move block = ParseMove(*state, "d4-a4");
   for (const bool avoid : {true, false}) {
     SCOPED_TRACE(avoid);
@@ -566,6 +568,41 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
     EXPECT_EQ(after.root_proven, Proven::kWin);
     EXPECT_EQ(after.root_proven_plies, 1);
     EXPECT_EQ(after.best_move, ParseMove(search.root_state(), "a5-a1"));
+  }
+}
+
+TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
+  // Defenders to move: a5-a7 takes a8 against the exit a9 and opens a9;
+  // no attacker can reach a8 or capture the prince on a7. The net is shy
+  // of the prince's moves and likes those of the defender on e3.
+  auto state = State("tavlei9", "9/t8/9/9/K7t/t8/4T4/9/4t4 d 0");
+  const Move threat = ParseMove(*state, "a5-a7");
+  for (const bool threats : {true, false}) {
+    SCOPED_TRACE(threats);
+    ShySquareEvaluator evaluator(threat.from);
+    SearchParams params;
+    params.unstoppable_threats = threats;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    SearchLimits limits;
+    limits.visits = 100;
+    const SearchResult result = search.Run(limits);
+    if (!threats) {
+      EXPECT_EQ(result.root_proven, Proven::kNone);
+      EXPECT_NE(result.best_move, threat);
+      continue;
+    }
+    EXPECT_EQ(result.best_move, threat);
+    EXPECT_EQ(result.root_proven, Proven::kWin);
+    EXPECT_EQ(result.root_proven_plies, 3);
+    EXPECT_EQ(result.evaluations, 0u);
+    // The threat played: the attackers' root (known lost, never expanded)
+    // is searched and found lost in two plies.
+    ASSERT_TRUE(search.Advance(threat).ok());
+    const SearchResult after = search.Run(limits);
+    EXPECT_EQ(after.root_proven, Proven::kLoss);
+    EXPECT_EQ(after.root_proven_plies, 2);
+    EXPECT_FALSE(after.best_move.IsNull());
   }
 }
 

@@ -17,6 +17,7 @@
 #include "engine/game/result.h"
 #include "engine/game/square.h"
 #include "engine/tavlei/tavlei_game.h"
+#include "engine/tavlei/tavlei_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -595,6 +596,60 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
   EXPECT_GT(wins_seen[0], 100);
   EXPECT_GT(wins_seen[1], 100);
   EXPECT_GT(allowing_seen, 200);
+}
+
+// FindUnstoppableEscape (UnstoppableThreat) finds a prince move after which
+// every attacker reply leaves an escape exactly when there is one; checked
+// by playing every prince move and every reply (ImmediateWin, itself
+// checked above, judges each reply) in random games.
+TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
+  int threats_seen = 0;
+  for (std::string_view variant : {"tavlei9", "tavlei11"}) {
+    SCOPED_TRACE(variant);
+    std::mt19937 rng(5);
+    const std::unique_ptr<Game> game = NewGame(variant);
+    for (int g = 0; g < 60; ++g) {
+      std::unique_ptr<GameState> state = game->NewInitialState();
+      while (!state->Result().IsOver() && state->PliesPlayed() < 300) {
+        MoveList moves;
+        state->LegalMoves(&moves);
+        if (state->SideToMove() == 1 && state->ImmediateWin().IsNull()) {
+          auto unstoppable = [&](Move prince_move) {
+            state->Play(prince_move);
+            bool stopped = state->Result().IsOver();
+            MoveList replies;
+            state->LegalMoves(&replies);
+            for (int i = 0; i < replies.size() && !stopped; ++i) {
+              state->Play(replies[i]);
+              stopped = state->Result().IsOver() ||
+                        state->ImmediateWin().IsNull();
+              state->Undo();
+            }
+            state->Undo();
+            return !stopped;
+          };
+          const auto tavlei = dynamic_cast<const tavlei::TavleiState*>(
+              state.get());
+          ASSERT_NE(tavlei, nullptr);
+          bool exists = false;
+          for (const Move move : moves) {
+            if (move.from == tavlei->position().king && unstoppable(move)) {
+              exists = true;
+            }
+          }
+          const Move threat = state->UnstoppableThreat();
+          ASSERT_EQ(!threat.IsNull(), exists) << state->PositionText();
+          if (exists) {
+            ++threats_seen;
+            ASSERT_TRUE(moves.contains(threat));
+            ASSERT_TRUE(unstoppable(threat)) << state->PositionText();
+          }
+        }
+        state->Play(moves[rng() % moves.size()]);
+      }
+    }
+  }
+  EXPECT_GT(threats_seen, 50);
 }
 
 TEST(TavleiResultTest, ImmediateWinOnHandMadePositions) {

@@ -67,6 +67,11 @@ class GameState {
   // reaching an exit, the prince captured); others always say none. The
   // search uses it to score a position as won without evaluating it.
   virtual Move ImmediateWin() const { return Move{}; }
+  // A legal move after which every reply of the opponent leaves the side to
+  // move an ImmediateWin() (a win in three plies), or a null Move; null
+  // where the game cannot tell cheaply (Tavlei looks at the prince's escape
+  // threats only). Meaningful when ImmediateWin() is null.
+  virtual Move UnstoppableThreat() const { return Move{}; }
   // For each move of `legal` (this position's LegalMoves()), 1 if the
   // player to move after it then has an ImmediateWin(), else 0; all 0 for
   // games that cannot tell cheaply. The search treats those moves as lost.

@@ -548,25 +548,30 @@ Search::Pick Search::PickLeaf(Slot* slot) {
     return Pick::kKnown;
   }
   const Move win = params_.immediate_wins ? state->ImmediateWin() : Move{};
+  const Move threat = win.IsNull() && params_.unstoppable_threats
+                          ? state->UnstoppableThreat()
+                          : Move{};
+  const Move decisive = win.IsNull() ? threat : win;
   int lost_moves = 0;
   slot->allows_win.clear();
-  if (win.IsNull() && params_.avoid_immediate_losses) {
+  if (decisive.IsNull() && params_.avoid_immediate_losses) {
     state->MovesAllowingImmediateWin(slot->legal, &slot->allows_win);
-    lost_moves = static_cast<int>(
-        std::count(slot->allows_win.begin(), slot->allows_win.end(), 1));
+    lost_moves = static_cast<int>(std::count(slot->allows_win.begin(),
+                                             slot->allows_win.end(), 1));
     if (lost_moves == 0) slot->allows_win.clear();
   }
   const uint64_t expansion =
       Tree::ExpansionBytes(slot->legal.size()) +
-      sizeof(Node) * static_cast<uint64_t>(win.IsNull() ? lost_moves : 1);
+      sizeof(Node) * static_cast<uint64_t>(decisive.IsNull() ? lost_moves : 1);
   if (node != root && MemoryFull(expansion)) {
     undo();
     for (Node* n : slot->path) --n->in_flight;
     return Pick::kMemoryFull;
   }
-  const bool known = win.IsNull() ? lost_moves == slot->legal.size() &&
-                                        ExpandLost(node, state, slot)
-                                  : ExpandWon(node, state, win, slot->legal);
+  const bool known =
+      decisive.IsNull()
+          ? lost_moves == slot->legal.size() && ExpandLost(node, state, slot)
+          : ExpandWon(node, state, decisive, slot->legal);
   if (known) {
     undo();
     slot->known = slot->proven_now = true;
@@ -603,29 +608,33 @@ bool Search::ExpandLost(Node* node, GameState* state, const Slot* slot) {
   return proven;
 }
 
-bool Search::ExpandWon(Node* node, GameState* state, Move win,
+bool Search::ExpandWon(Node* node, GameState* state, Move move,
                        const MoveList& legal) {
-  state->Play(win);
+  state->Play(move);
   const GameResult after = state->Result();
   const int child_side = state->SideToMove() & 1;
   state->Undo();
-  const Proven child_proven = ProvenOf(after.outcome);
-  if (!after.IsOver() ||
-      (child_side == node->side_to_move ? child_proven : Flip(child_proven)) !=
-          Proven::kWin) {
-    assert(false && "ImmediateWin returned a move that does not win");
+  // Over: an immediate win. Otherwise an unstoppable threat: the opponent
+  // to move loses in two plies.
+  const Proven child_proven =
+      after.IsOver() ? ProvenOf(after.outcome) : Proven::kLoss;
+  const int child_plies = after.IsOver() ? 0 : 2;
+  const Proven for_mover =
+      child_side == node->side_to_move ? child_proven : Flip(child_proven);
+  if (for_mover != Proven::kWin) {
+    assert(false && "a decisive move of the game does not win");
     return false;
   }
   tree_.Expand(node, std::span<const Move>(legal.begin(), legal.end()));
   for (Edge& edge : node->children()) {
-    if (edge.move != win) continue;
+    if (edge.move != move) continue;
     edge.prior = 1;
     edge.child = tree_.NewNode();
     edge.child->side_to_move = child_side;
-    edge.child->terminal = 1;
-    SetProven(edge.child, child_proven, 0);
+    edge.child->terminal = after.IsOver();
+    SetProven(edge.child, child_proven, child_plies);
   }
-  SetProven(node, Proven::kWin, 1);
+  SetProven(node, Proven::kWin, child_plies + 1);
   return true;
 }
 

@@ -127,10 +127,12 @@ class Search {
   void Expand(Node* node, const MoveList& moves,
               const std::vector<float>& priors);
   // Expands `node` (the position of `state`, whose `legal` moves include
-  // `win`) as a proven win in one ply: `win`'s child is the terminal
-  // position, the other moves stay unvisited with prior 0. False (nothing
-  // changed) if `win` does not in fact win.
-  bool ExpandWon(Node* node, GameState* state, Move win, const MoveList& legal);
+  // `move`) as a proven win: `move` wins at once (its child is the
+  // terminal position) or is an unstoppable threat (its child is a proven
+  // loss in two plies, not expanded). The other moves stay unvisited with
+  // prior 0. False (nothing changed) if `move` does not in fact win.
+  bool ExpandWon(Node* node, GameState* state, Move move,
+                 const MoveList& legal);
   // Gives each edge of the expanded `node` (the position of `state`) whose
   // move allows the opponent an immediate win a child proven won for the
   // opponent in one ply, and prior 0. Returns how many.

@@ -55,6 +55,9 @@ const Row kRows[] = {
     {"avoid_immediate_losses", &SearchParams::avoid_immediate_losses, 1, 0, 1,
      "at expansion, a move after which the opponent can win at once is a "
      "proven loss with prior 0"},
+    {"unstoppable_threats", &SearchParams::unstoppable_threats, 1, 0, 1,
+     "a position whose side to move has a threat of an immediate win that "
+     "no reply stops (where the game can tell cheaply) is scored as won"},
     {"draw_score", &SearchParams::draw_score, 0, -1, 1,
      "value of a draw to the side to move at the root, in W-L units "
      "(negative: play for a win)"},

@@ -57,6 +57,11 @@ struct SearchParams {
   // tactics cost no visits: an attacker move that opens a line for the
   // prince is never searched.
   bool avoid_immediate_losses;
+  // A new leaf whose side to move has a move that no reply can stop from
+  // becoming an immediate win (GameState::UnstoppableThreat: in Tavlei a
+  // prince move that opens escapes the attackers cannot all close) is a
+  // proven win in three plies, not evaluated.
+  bool unstoppable_threats;
   // What a draw (proven, or the network's draw probability) is worth in
   // selection and move choice, in W - L units: draw_score to the side to
   // move at the root, draw_score_opponent to the other side (lc0's

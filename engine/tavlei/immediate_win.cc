@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "engine/tavlei/movegen.h"
 #include "engine/tavlei/play_move.h"
 
 namespace volkhv::tavlei {
 namespace {
 
-// The prince/king's first move onto an exit/refuge along an open line.
+// The prince/king's first move onto an exit/refuge along an open line,
+// whoever is to move.
 Move EscapeMove(const Rules& rules, const Position& p) {
   const int king = p.king;
   for (int dir = 0; dir < kNumDirections; ++dir) {
@@ -64,6 +66,42 @@ Move FindImmediateWin(const Rules& rules, const Position& position) {
   }
   return position.side == kDefenders ? EscapeMove(rules, position)
                                      : CaptureMove(rules, position);
+}
+
+Move FindUnstoppableEscape(const Rules& rules, const Position& position) {
+  if (position.status != Status::kOngoing || position.king == kOffBoard ||
+      position.side != kDefenders) {
+    return Move{};
+  }
+  const int king = position.king;
+  MoveList replies;
+  for (int dir = 0; dir < kNumDirections; ++dir) {
+    const uint8_t* ray = rules.ray[king][dir].data();
+    const int steps =
+        std::min<int>(rules.ray_length[king][dir], rules.king_max_steps);
+    for (int i = 0; i < steps && position.board[ray[i]] == kEmpty; ++i) {
+      Position threat = position;
+      PlayMove(rules, &threat, king, ray[i], nullptr);
+      if (threat.status != Status::kOngoing ||
+          EscapeMove(rules, threat).IsNull()) {
+        continue;
+      }
+      replies.clear();
+      GenerateMoves(rules, threat, &replies);
+      bool stoppable = false;
+      for (const Move reply : replies) {
+        Position after = threat;
+        PlayMove(rules, &after, reply.from, reply.to, nullptr);
+        if (after.status == Status::kKingCaptured ||
+            EscapeMove(rules, after).IsNull()) {
+          stoppable = true;
+          break;
+        }
+      }
+      if (!stoppable) return MakeMove(king, ray[i], 1);
+    }
+  }
+  return Move{};
 }
 
 void MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,

@@ -18,6 +18,13 @@ namespace volkhv::tavlei {
 // The null Move when there is none or the position is decided.
 Move FindImmediateWin(const Rules& rules, const Position& position);
 
+// A defenders' move of the prince/king after which he threatens to reach an
+// exit/refuge and no attacker reply stops it (each reply leaves an escape
+// open, or there is none): a win in three plies. The null Move when there
+// is none, when the attackers are to move, or when the position is decided.
+// Call when FindImmediateWin found nothing (a win in one is quicker).
+Move FindUnstoppableEscape(const Rules& rules, const Position& position);
+
 // For each of `moves` (legal in `position`), 1 if the opponent can then win
 // at once (FindImmediateWin), else 0 (a move that itself decides the game
 // is 0).

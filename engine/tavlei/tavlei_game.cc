@@ -85,6 +85,10 @@ Move TavleiState::ImmediateWin() const {
   return FindImmediateWin(*rules_, position_);
 }
 
+Move TavleiState::UnstoppableThreat() const {
+  return FindUnstoppableEscape(*rules_, position_);
+}
+
 void TavleiState::MovesAllowingImmediateWin(
     const MoveList& legal, std::vector<uint8_t>* allows) const {
   MarkMovesAllowingImmediateWin(*rules_, position_, legal, allows);

@@ -53,6 +53,8 @@ class TavleiState final : public GameState {
   // A prince move onto an exit/refuge, or an attacker move next to the
   // prince that captures him (engine/tavlei/immediate_win.h).
   Move ImmediateWin() const override;
+  // The prince/king's unstoppable escape threats (defenders only).
+  Move UnstoppableThreat() const override;
   void MovesAllowingImmediateWin(const MoveList& legal,
                                  std::vector<uint8_t>* allows) const override;
 
