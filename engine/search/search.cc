@@ -922,13 +922,15 @@ std::vector<std::pair<Move, uint32_t>> Search::RootVisits() const {
   std::vector<std::pair<Move, uint32_t>> visits;
   const Node* root = tree_.root();
   if (root == nullptr) return visits;
-  const Edge* win = root->proven() == Proven::kWin && root->expanded()
-                        ? BestEdge(root, params_.draw_score)
-                        : nullptr;
+  const bool decided =
+      root->proven() == Proven::kWin || root->proven() == Proven::kLoss;
+  const Edge* best = decided && root->expanded()
+                         ? BestEdge(root, params_.draw_score)
+                         : nullptr;
   for (const Edge& edge : root->children()) {
     uint32_t n = edge.child ? edge.child->n : 0;
-    if (win != nullptr) {
-      n = &edge == win ? std::max<uint32_t>(root->n, 2) - 1 : 0;
+    if (best != nullptr) {
+      n = &edge == best ? std::max<uint32_t>(root->n, 2) - 1 : 0;
     }
     visits.emplace_back(edge.move, n);
   }

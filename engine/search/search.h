@@ -86,10 +86,11 @@ class Search {
   Move SampleMoveFrom(std::span<const std::pair<Move, uint32_t>> visits,
                       double temperature);
   // Every legal root move with its visits, in legal-move order (training
-  // targets). At a root proven won, the move that wins soonest holds all of
-  // its children's visits (at least 1, as when the root was known won
-  // before any child was visited) and the others none: that is the move to
-  // learn. Empty before the root is expanded. Const.
+  // targets). At a root proven won or lost, the best move (the soonest win,
+  // the longest loss) holds all of its children's visits (at least 1, as
+  // when the root was known before any child was visited) and the others
+  // none: that is the move to learn. Empty before the root is expanded.
+  // Const.
   std::vector<std::pair<Move, uint32_t>> RootVisits() const;
   // RootVisits() with policy target pruning (KataGo), for searches run with
   // forced playouts; equal to RootVisits() when forced_playouts_k is 0.
