@@ -542,6 +542,8 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
     ShySquareEvaluator evaluator(block.from);
     SearchParams params;
     params.avoid_immediate_losses = avoid;
+    // Root noise leaves the known losses alone.
+    params.root_noise = true;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;

@@ -621,15 +621,15 @@ TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
             state->LegalMoves(&replies);
             for (int i = 0; i < replies.size() && !stopped; ++i) {
               state->Play(replies[i]);
-              stopped = state->Result().IsOver() ||
-                        state->ImmediateWin().IsNull();
+              stopped =
+                  state->Result().IsOver() || state->ImmediateWin().IsNull();
               state->Undo();
             }
             state->Undo();
             return !stopped;
           };
-          const auto tavlei = dynamic_cast<const tavlei::TavleiState*>(
-              state.get());
+          const auto tavlei =
+              dynamic_cast<const tavlei::TavleiState*>(state.get());
           ASSERT_NE(tavlei, nullptr);
           bool exists = false;
           for (const Move move : moves) {

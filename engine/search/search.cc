@@ -242,8 +242,8 @@ void Search::InitRoot() {
     *root = Node();
   }
   if (root->proven() != Proven::kNone && !root->terminal && !root->expanded()) {
-    // Known won from its parent (avoid_immediate_losses) but never
-    // expanded: the root needs its moves.
+    // Proven from its parent (a move that allows an immediate win, or an
+    // unstoppable threat) but never expanded: the root needs its moves.
     *root = Node();
   }
   if (root->n > 0 || root->terminal) return;  // kept from the last search
@@ -264,6 +264,12 @@ void Search::ApplyRootNoise() {
   const float eps = static_cast<float>(params_.dirichlet_epsilon);
   for (int i = 0; i < root->num_edges; ++i) {
     Edge& edge = root->edges[i];
+    // A move already known to lose keeps its prior 0: noise would only buy
+    // it visits that back up a known value.
+    if (edge.child != nullptr &&
+        edge.child->ProvenFor(root->side_to_move) == Proven::kLoss) {
+      continue;
+    }
     edge.prior = (1 - eps) * edge.prior + eps * noise[i];
   }
 }
@@ -556,8 +562,8 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   slot->allows_win.clear();
   if (decisive.IsNull() && params_.avoid_immediate_losses) {
     state->MovesAllowingImmediateWin(slot->legal, &slot->allows_win);
-    lost_moves = static_cast<int>(std::count(slot->allows_win.begin(),
-                                             slot->allows_win.end(), 1));
+    lost_moves = static_cast<int>(
+        std::count(slot->allows_win.begin(), slot->allows_win.end(), 1));
     if (lost_moves == 0) slot->allows_win.clear();
   }
   const uint64_t expansion =
@@ -581,9 +587,8 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   return Pick::kLeaf;  // the state stays at the leaf until it is evaluated
 }
 
-int Search::AddLostChildren(Node* node, GameState* state,
-                            const std::vector<uint8_t>& allows_win) {
-  int added = 0;
+void Search::AddLostChildren(Node* node, GameState* state,
+                             const std::vector<uint8_t>& allows_win) {
   for (int i = 0; i < node->num_edges; ++i) {
     if (!allows_win[i]) continue;
     Edge& edge = node->edges[i];
@@ -594,9 +599,7 @@ int Search::AddLostChildren(Node* node, GameState* state,
     edge.child = tree_.NewNode();
     edge.child->side_to_move = child_side;
     SetProven(edge.child, Proven::kWin, 1);
-    ++added;
   }
-  return added;
 }
 
 bool Search::ExpandLost(Node* node, GameState* state, const Slot* slot) {

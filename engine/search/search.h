@@ -136,9 +136,9 @@ class Search {
                  const MoveList& legal);
   // Gives each edge of the expanded `node` (the position of `state`) whose
   // move allows the opponent an immediate win a child proven won for the
-  // opponent in one ply, and prior 0. Returns how many.
-  int AddLostChildren(Node* node, GameState* state,
-                      const std::vector<uint8_t>& allows_win);
+  // opponent in one ply, and prior 0.
+  void AddLostChildren(Node* node, GameState* state,
+                       const std::vector<uint8_t>& allows_win);
   // Expands the leaf of `slot`, every move of which allows an immediate
   // win, as a proven loss in two plies. False if it was not proven.
   bool ExpandLost(Node* node, GameState* state, const Slot* slot);
