@@ -208,6 +208,8 @@ TEST(TrainingConfigTest, RejectsUnknownKeysAndBadValuesNamingTheKey) {
       {"validation_fraction: 0.9", "validation_fraction"},
       {"policy_loss_weight: 0\nvalue_loss_weight: 0", "value_loss_weight"},
       {"search_value_weight: 1.5", "search_value_weight"},
+      {"result_discount: 0", "result_discount"},
+      {"result_discount: 1.01", "result_discount"},
       {"loader_threads: 0", "loader_threads"},
   };
   for (const auto& c : cases) {
@@ -462,7 +464,7 @@ TEST(SymmetryTest, AugmentedSamplesMatchTheTransform) {
     std::vector<Sample> samples;
     for (int s = 0; s < 8; ++s) samples.push_back({ref, s});
     Batch batch;
-    ASSERT_TRUE(d.BuildBatch(samples, 0, &batch).ok());
+    ASSERT_TRUE(d.BuildBatch(samples, {}, &batch).ok());
     std::vector<float> moved(size);
     for (int s = 1; s < 8; ++s) {
       d.symmetries().TransformPlanes(s, batch.planes.data(), moved.data());
@@ -524,7 +526,7 @@ TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
     samples.push_back({ref, 0});
   }
   Batch batch;
-  ASSERT_TRUE(d.BuildBatch(samples, 0, &batch).ok());
+  ASSERT_TRUE(d.BuildBatch(samples, {}, &batch).ok());
   for (int row = 0; row < batch.size; ++row) {
     const PositionRef ref = samples[row].ref;
     absl::StatusOr<std::unique_ptr<GameState>> state = d.StateAt(ref);
@@ -557,7 +559,7 @@ TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
   PositionRef odd = d.train()[0];
   odd.ply = 1;
   Batch one;
-  ASSERT_TRUE(d.BuildBatch({{odd, 0}}, 0, &one).ok());
+  ASSERT_TRUE(d.BuildBatch({{odd, 0}}, {}, &one).ok());
   EXPECT_EQ(std::vector<float>(one.wdl.begin(), one.wdl.begin() + 3),
             (std::vector<float>{0, 0, 1}));
 }
@@ -588,13 +590,57 @@ TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
   ASSERT_TRUE(data.ok()) << data.status();
   Batch batch;
   // The first player to move in a game it won: (1, 0, 0) before mixing.
-  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, 0.25, &batch).ok());
+  ASSERT_TRUE(
+      (*data)
+          ->BuildBatch({{{0, 0}, 0}}, {.search_value_weight = 0.25}, &batch)
+          .ok());
   EXPECT_FLOAT_EQ(batch.wdl[0], 0.75f + 0.25f * 0.2f);
   EXPECT_FLOAT_EQ(batch.wdl[1], 0.25f * 0.3f);
   EXPECT_FLOAT_EQ(batch.wdl[2], 0.25f * 0.5f);
-  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, 0, &batch).ok());
+  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, {}, &batch).ok());
   EXPECT_EQ(std::vector<float>(batch.wdl.begin(), batch.wdl.begin() + 3),
             (std::vector<float>{1, 0, 0}));
+}
+
+// result_discount moves a decided result towards a draw by the plies left.
+TEST(DatasetTest, ResultDiscountShrinksADistantResultTowardsADraw) {
+  const TestDir test_dir("result-discount");
+  const std::string& dir = test_dir.path;
+  std::vector<proto::GameRecord> games =
+      SyntheticGames("tavlei9", {.games = 1, .tag = "d"});
+  games[0].set_winner(proto::GameRecord::FIRST_PLAYER);
+  const int plies = games[0].plies_size();
+  ASSERT_GE(plies, 2);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      WriteAndLoadTavlei9(dir, games);
+  ASSERT_TRUE(data.ok()) << data.status();
+  Batch batch;
+  // Ply 0: the winner to move, `plies` plies before the end.
+  ASSERT_TRUE((*data)
+                  ->BuildBatch({{{0, 0}, 0}}, {.result_discount = 0.9}, &batch)
+                  .ok());
+  const float w = static_cast<float>(std::pow(0.9, plies));
+  EXPECT_FLOAT_EQ(batch.wdl[0], w);
+  EXPECT_FLOAT_EQ(batch.wdl[1], 1 - w);
+  EXPECT_FLOAT_EQ(batch.wdl[2], 0);
+  // Ply 1: the loser to move, one ply nearer the end.
+  ASSERT_TRUE((*data)
+                  ->BuildBatch({{{0, 1}, 0}}, {.result_discount = 0.9}, &batch)
+                  .ok());
+  const float l = static_cast<float>(std::pow(0.9, plies - 1));
+  EXPECT_FLOAT_EQ(batch.wdl[0], 0);
+  EXPECT_FLOAT_EQ(batch.wdl[1], 1 - l);
+  EXPECT_FLOAT_EQ(batch.wdl[2], l);
+  // A drawn game stays a draw.
+  games[0].set_winner(proto::GameRecord::DRAW);
+  const TestDir draw_dir("result-discount-draw");
+  data = WriteAndLoadTavlei9(draw_dir.path, games);
+  ASSERT_TRUE(data.ok()) << data.status();
+  ASSERT_TRUE((*data)
+                  ->BuildBatch({{{0, 0}, 0}}, {.result_discount = 0.9}, &batch)
+                  .ok());
+  EXPECT_EQ(std::vector<float>(batch.wdl.begin(), batch.wdl.begin() + 3),
+            (std::vector<float>{0, 1, 0}));
 }
 
 // Moves that share a policy index have their visits added up.
@@ -612,7 +658,7 @@ TEST(DatasetTest, SharedPolicyIndicesAreSummed) {
       WriteAndLoadTavlei9(dir, games);
   ASSERT_TRUE(data.ok()) << data.status();
   Batch batch;
-  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, 0, &batch).ok());
+  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, {}, &batch).ok());
   ASSERT_EQ(batch.target_count[0], 2);
   std::vector<float> probs(batch.policy_prob.begin(),
                            batch.policy_prob.begin() + 2);
@@ -765,14 +811,15 @@ TEST(PrefetcherTest, BatchesInStepOrderAsBuiltDirectly) {
   EXPECT_EQ(d->SampleBatch(3, 17, 8, true).size(), 8u);
   Prefetcher prefetcher(
       [d](int64_t step, Batch* b) {
-        return d->BuildBatch(d->SampleBatch(3, step, 8, true), 0, b);
+        return d->BuildBatch(d->SampleBatch(3, step, 8, true), {}, b);
       },
       /*first_step=*/100, /*threads=*/3, /*depth=*/4);
   for (int64_t step = 100; step < 120; ++step) {
     absl::StatusOr<const Batch*> got = prefetcher.Next();
     ASSERT_TRUE(got.ok()) << got.status();
     Batch want;
-    ASSERT_TRUE(d->BuildBatch(d->SampleBatch(3, step, 8, true), 0, &want).ok());
+    ASSERT_TRUE(
+        d->BuildBatch(d->SampleBatch(3, step, 8, true), {}, &want).ok());
     EXPECT_EQ((*got)->step, step);
     ASSERT_EQ((*got)->size, 8);
     EXPECT_TRUE(std::equal(want.planes.begin(), want.planes.end(),

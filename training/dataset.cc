@@ -1,6 +1,7 @@
 #include "training/dataset.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <utility>
 
@@ -344,7 +345,7 @@ absl::StatusOr<std::unique_ptr<GameState>> Dataset::StateAt(
 }
 
 absl::Status Dataset::BuildOne(const Sample& sample, int row,
-                               double search_value_weight, Batch* batch,
+                               const ValueTarget& value, Batch* batch,
                                std::vector<float>* scratch) const {
   absl::StatusOr<std::unique_ptr<GameState>> state = StateAt(sample.ref);
   if (!state.ok()) return state.status();
@@ -408,10 +409,17 @@ absl::Status Dataset::BuildOne(const Sample& sample, int row,
     wdl[1] = 1;
   } else {
     const int winning_side = winner == proto::GameRecord::FIRST_PLAYER ? 0 : 1;
-    wdl[s.SideToMove() == winning_side ? 0 : 2] = 1;
+    const int plies_to_end =
+        record.plies_size() - static_cast<int>(sample.ref.ply);
+    const float decided =
+        value.result_discount >= 1
+            ? 1.0f
+            : static_cast<float>(std::pow(value.result_discount, plies_to_end));
+    wdl[s.SideToMove() == winning_side ? 0 : 2] = decided;
+    wdl[1] = 1 - decided;
   }
-  if (search_value_weight > 0 && ply.root_wdl_size() == 3) {
-    const double w = search_value_weight;
+  if (value.search_value_weight > 0 && ply.root_wdl_size() == 3) {
+    const double w = value.search_value_weight;
     for (int i = 0; i < 3; ++i) {
       wdl[i] = static_cast<float>((1 - w) * wdl[i] + w * ply.root_wdl(i));
     }
@@ -420,8 +428,7 @@ absl::Status Dataset::BuildOne(const Sample& sample, int row,
 }
 
 absl::Status Dataset::BuildBatch(const std::vector<Sample>& samples,
-                                 double search_value_weight,
-                                 Batch* batch) const {
+                                 const ValueTarget& value, Batch* batch) const {
   const int n = static_cast<int>(samples.size());
   if (static_cast<int>(batch->target_count.size()) < n ||
       batch->input_size != encoder_->Shape().Size()) {
@@ -430,8 +437,7 @@ absl::Status Dataset::BuildBatch(const std::vector<Sample>& samples,
   batch->size = n;
   std::vector<float> scratch;
   for (int row = 0; row < n; ++row) {
-    if (absl::Status s =
-            BuildOne(samples[row], row, search_value_weight, batch, &scratch);
+    if (absl::Status s = BuildOne(samples[row], row, value, batch, &scratch);
         !s.ok()) {
       return s;
     }

@@ -13,8 +13,9 @@
 //   policy: the visit distribution normalised to sum 1, the visits of moves
 //           that share a policy index added up;
 //   value:  the game's result from the side to move's view, one-hot
-//           (win, draw, loss), mixed with the searched root WDL recorded
-//           at the ply when BuildBatch is given a search_value_weight.
+//           (win, draw, loss), discounted by the plies to the game's end
+//           and mixed with the searched root WDL recorded at the ply as
+//           BuildBatch's ValueTarget asks.
 #ifndef VOLKHV_TRAINING_DATASET_H_
 #define VOLKHV_TRAINING_DATASET_H_
 
@@ -47,6 +48,16 @@ struct PositionRef {
 struct Sample {
   PositionRef ref;
   int symmetry = 0;
+};
+
+// How the value target of a position is made from its game. Plain data.
+struct ValueTarget {
+  // The result of a decided game, k plies before its last recorded ply:
+  // W (or L) = result_discount^k, D = the rest; in (0, 1], 1 = one-hot.
+  double result_discount = 1;
+  // Then (1 - w) * that + w * the ply's root WDL (plies without one keep
+  // the result); in [0, 1].
+  double search_value_weight = 0;
 };
 
 // Per-position policy targets are sparse: up to kTargetStride (policy
@@ -128,20 +139,17 @@ class Dataset {
   std::vector<Sample> ValidationSample(uint64_t seed, int max_positions) const;
 
   // Replays, encodes and writes the targets of `samples` into `batch`
-  // (resized as needed). The value target is (1 - search_value_weight) *
-  // the game's result + search_value_weight * the ply's root WDL (plies
-  // without a root WDL keep the result), search_value_weight in [0, 1].
+  // (resized as needed), with the value target of `value`.
   absl::Status BuildBatch(const std::vector<Sample>& samples,
-                          double search_value_weight, Batch* batch) const;
+                          const ValueTarget& value, Batch* batch) const;
 
   // The state before ply `ref.ply` of a game.
   absl::StatusOr<std::unique_ptr<GameState>> StateAt(PositionRef ref) const;
 
  private:
   Dataset() = default;
-  absl::Status BuildOne(const Sample& sample, int row,
-                        double search_value_weight, Batch* batch,
-                        std::vector<float>* scratch) const;
+  absl::Status BuildOne(const Sample& sample, int row, const ValueTarget& value,
+                        Batch* batch, std::vector<float>* scratch) const;
 
   DatasetStats stats_;
   std::vector<std::string> files_;

@@ -281,7 +281,9 @@ struct Trainer::Impl {
       const int batch_size = config().batch_size();
       const bool augment = config().symmetry_augmentation();
       const int64_t target = state.target_step();
-      const double search_value_weight = config().search_value_weight();
+      const ValueTarget value{
+          .result_discount = config().result_discount(),
+          .search_value_weight = config().search_value_weight()};
       prefetcher = std::make_unique<Prefetcher>(
           [=](int64_t s, Batch* batch) -> absl::Status {
             if (s >= target) {  // built ahead past the call's end
@@ -289,8 +291,7 @@ struct Trainer::Impl {
               return absl::OkStatus();
             }
             return data->BuildBatch(
-                data->SampleBatch(seed, s, batch_size, augment),
-                search_value_weight, batch);
+                data->SampleBatch(seed, s, batch_size, augment), value, batch);
           },
           step, config().loader_threads(), config().prefetch_batches());
       line_wait_start = 0;
@@ -378,7 +379,8 @@ struct Trainer::Impl {
         const std::vector<Sample> chunk(validation_sample.begin() + first,
                                         validation_sample.begin() + last);
         if (absl::Status s = dataset->BuildBatch(
-                chunk, /*search_value_weight=*/0, &validation_batch);
+                chunk, {.result_discount = config().result_discount()},
+                &validation_batch);
             !s.ok()) {
           module->train();
           return s;

@@ -73,6 +73,7 @@ absl::Status ValidateTrainingConfig(const proto::TrainingConfig& c) {
   s.Update(CheckFloat("policy_loss_weight", c.policy_loss_weight(), 0, 100));
   s.Update(CheckFloat("value_loss_weight", c.value_loss_weight(), 0, 100));
   s.Update(CheckFloat("search_value_weight", c.search_value_weight(), 0, 1));
+  s.Update(CheckFloat("result_discount", c.result_discount(), 0, 1, true));
   if (s.ok() && c.policy_loss_weight() == 0 && c.value_loss_weight() == 0) {
     s = absl::InvalidArgumentError(
         "policy_loss_weight, value_loss_weight: must not both be 0");
