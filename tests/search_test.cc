@@ -49,6 +49,13 @@ const MoveInfo* FindMove(const SearchResult& result, Move move) {
   return nullptr;
 }
 
+// Limits of a search that stops at `visits` root visits.
+SearchLimits Visits(uint64_t visits) {
+  SearchLimits limits;
+  limits.visits = visits;
+  return limits;
+}
+
 // Counts calls and batch sizes; checks every request is a live position.
 // Thread-safe, like every Evaluator.
 class CountingEvaluator final : public nn::Evaluator {
@@ -466,9 +473,7 @@ TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
     params.immediate_wins = immediate_wins;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
-    SearchLimits limits;
-    limits.visits = 100;
-    const SearchResult result = search.Run(limits);
+    const SearchResult result = search.Run(Visits(100));
     auto after = state->Clone();
     after->Play(result.best_move);
     const bool won = after->Result().termination == Termination::kKingEscaped;
@@ -513,9 +518,7 @@ TEST(SearchTest, ImmediateWinsProveALostRootWithFewOrNoEvaluations) {
     params.unstoppable_threats = false;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
-    SearchLimits limits;
-    limits.visits = 100 * legal.size();
-    const SearchResult result = search.Run(limits);
+    const SearchResult result = search.Run(Visits(100 * legal.size()));
     EXPECT_EQ(result.root_proven, Proven::kLoss);
     EXPECT_EQ(result.root_proven_plies, 2);
     if (setting.avoid_immediate_losses) {
@@ -546,9 +549,7 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
     params.root_noise = true;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
-    SearchLimits limits;
-    limits.visits = 50;
-    const SearchResult result = search.Run(limits);
+    const SearchResult result = search.Run(Visits(50));
     if (!avoid) {
       EXPECT_NE(result.best_move, block);
       continue;
@@ -566,7 +567,7 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
     // expanded) becomes a root that finds the escape.
     const Move blunder = ParseMove(*state, "e1-f1");
     ASSERT_TRUE(search.Advance(blunder).ok());
-    const SearchResult after = search.Run(limits);
+    const SearchResult after = search.Run(Visits(50));
     EXPECT_EQ(after.root_proven, Proven::kWin);
     EXPECT_EQ(after.root_proven_plies, 1);
     EXPECT_EQ(after.best_move, ParseMove(search.root_state(), "a5-a1"));
@@ -586,9 +587,7 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
     params.unstoppable_threats = threats;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
-    SearchLimits limits;
-    limits.visits = 100;
-    const SearchResult result = search.Run(limits);
+    const SearchResult result = search.Run(Visits(100));
     if (!threats) {
       EXPECT_EQ(result.root_proven, Proven::kNone);
       EXPECT_NE(result.best_move, threat);
@@ -601,7 +600,7 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
     // The threat played: the attackers' root (known lost, never expanded)
     // is searched and found lost in two plies.
     ASSERT_TRUE(search.Advance(threat).ok());
-    const SearchResult after = search.Run(limits);
+    const SearchResult after = search.Run(Visits(100));
     EXPECT_EQ(after.root_proven, Proven::kLoss);
     EXPECT_EQ(after.root_proven_plies, 2);
     EXPECT_FALSE(after.best_move.IsNull());

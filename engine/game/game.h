@@ -72,12 +72,16 @@ class GameState {
   // where the game cannot tell cheaply (Tavlei looks at the prince's escape
   // threats only). Meaningful when ImmediateWin() is null.
   virtual Move UnstoppableThreat() const { return Move{}; }
-  // For each move of `legal` (this position's LegalMoves()), 1 if the
-  // player to move after it then has an ImmediateWin(), else 0; all 0 for
-  // games that cannot tell cheaply. The search treats those moves as lost.
-  virtual void MovesAllowingImmediateWin(const MoveList& legal,
-                                         std::vector<uint8_t>* allows) const {
-    allows->assign(legal.size(), 0);
+  // How many moves of `legal` (this position's LegalMoves()) leave the
+  // player to move after them an ImmediateWin(). When some do, *allows gets
+  // one entry per move, 1 for those, 0 for the others; when none do it may
+  // be left as it was. Games that cannot tell cheaply return 0. The search
+  // treats those moves as lost.
+  virtual int MovesAllowingImmediateWin(const MoveList& legal,
+                                        std::vector<uint8_t>* allows) const {
+    (void)legal;
+    (void)allows;
+    return 0;
   }
   // Hash of everything that defines position identity for repetition.
   virtual uint64_t Hash() const = 0;

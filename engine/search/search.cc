@@ -561,9 +561,8 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   int lost_moves = 0;
   slot->allows_win.clear();
   if (decisive.IsNull() && params_.avoid_immediate_losses) {
-    state->MovesAllowingImmediateWin(slot->legal, &slot->allows_win);
-    lost_moves = static_cast<int>(
-        std::count(slot->allows_win.begin(), slot->allows_win.end(), 1));
+    lost_moves =
+        state->MovesAllowingImmediateWin(slot->legal, &slot->allows_win);
     if (lost_moves == 0) slot->allows_win.clear();
   }
   const uint64_t expansion =

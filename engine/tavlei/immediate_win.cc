@@ -104,15 +104,18 @@ Move FindUnstoppableEscape(const Rules& rules, const Position& position) {
   return Move{};
 }
 
-void MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,
-                                   const MoveList& moves,
-                                   std::vector<uint8_t>* allows) {
+int MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,
+                                  const MoveList& moves,
+                                  std::vector<uint8_t>* allows) {
   allows->assign(moves.size(), 0);
+  int count = 0;
   for (int i = 0; i < moves.size(); ++i) {
     Position after = position;
     PlayMove(rules, &after, moves[i].from, moves[i].to, nullptr);
     (*allows)[i] = !FindImmediateWin(rules, after).IsNull();
+    count += (*allows)[i];
   }
+  return count;
 }
 
 }  // namespace volkhv::tavlei

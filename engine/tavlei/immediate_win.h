@@ -27,10 +27,10 @@ Move FindUnstoppableEscape(const Rules& rules, const Position& position);
 
 // For each of `moves` (legal in `position`), 1 if the opponent can then win
 // at once (FindImmediateWin), else 0 (a move that itself decides the game
-// is 0).
-void MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,
-                                   const MoveList& moves,
-                                   std::vector<uint8_t>* allows);
+// is 0). Returns how many are 1.
+int MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,
+                                  const MoveList& moves,
+                                  std::vector<uint8_t>* allows);
 
 }  // namespace volkhv::tavlei
 

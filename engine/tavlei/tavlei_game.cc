@@ -89,9 +89,9 @@ Move TavleiState::UnstoppableThreat() const {
   return FindUnstoppableEscape(*rules_, position_);
 }
 
-void TavleiState::MovesAllowingImmediateWin(
-    const MoveList& legal, std::vector<uint8_t>* allows) const {
-  MarkMovesAllowingImmediateWin(*rules_, position_, legal, allows);
+int TavleiState::MovesAllowingImmediateWin(const MoveList& legal,
+                                           std::vector<uint8_t>* allows) const {
+  return MarkMovesAllowingImmediateWin(*rules_, position_, legal, allows);
 }
 
 }  // namespace tavlei

@@ -55,8 +55,8 @@ class TavleiState final : public GameState {
   Move ImmediateWin() const override;
   // The prince/king's unstoppable escape threats (defenders only).
   Move UnstoppableThreat() const override;
-  void MovesAllowingImmediateWin(const MoveList& legal,
-                                 std::vector<uint8_t>* allows) const override;
+  int MovesAllowingImmediateWin(const MoveList& legal,
+                                std::vector<uint8_t>* allows) const override;
 
  private:
   std::shared_ptr<const Rules> rules_;
