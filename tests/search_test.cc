@@ -585,6 +585,8 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
     ShySquareEvaluator evaluator(threat.from);
     SearchParams params;
     params.unstoppable_threats = threats;
+    // Off with it: the attackers' replies would find the threats below.
+    params.avoid_unstoppable_threats = threats;
     Search search(params, &evaluator, 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(100));
@@ -605,6 +607,61 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
     EXPECT_EQ(after.root_proven_plies, 2);
     EXPECT_FALSE(after.best_move.IsNull());
   }
+}
+
+TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
+  // Attackers to move; the prince a5 (walled in by his men on a4 and b5)
+  // threatens a5-a7, taking a8 against the exit and opening a9 where
+  // nothing can then reach a8. Only a8-a7 and
+  // a8-a6 stop it; a8's other moves open a9 at once, and e1's seven moves
+  // allow the threat. The net is shy of a8's moves.
+  auto state = State("tavlei9", "9/t8/9/9/KT7/T8/4T4/9/4t4 a 0");
+  const Move saves[] = {ParseMove(*state, "a8-a7"),
+                        ParseMove(*state, "a8-a6")};
+  auto is_save = [&](Move move) {
+    return move == saves[0] || move == saves[1];
+  };
+  for (const bool avoid : {true, false}) {
+    SCOPED_TRACE(avoid);
+    ShySquareEvaluator evaluator(saves[0].from);
+    SearchParams params;
+    params.avoid_unstoppable_threats = avoid;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    const SearchResult result = search.Run(Visits(20));
+    EXPECT_TRUE(is_save(result.best_move));
+    int losses_in_two = 0;
+    int losses_in_four = 0;
+    uint64_t visits_to_losses = 0;
+    for (const MoveInfo& info : result.moves) {
+      if (is_save(info.move)) continue;
+      EXPECT_EQ(info.proven, Proven::kLoss) << state->MoveText(info.move);
+      losses_in_two += info.proven_plies == 2;
+      losses_in_four += info.proven_plies == 4;
+      visits_to_losses += info.visits;
+      if (avoid) EXPECT_EQ(info.prior, 0.0f);
+    }
+    EXPECT_EQ(losses_in_two, 8);
+    EXPECT_EQ(losses_in_four, 7);
+    // Known at expansion, or found by visits to each of e1's moves.
+    if (avoid) {
+      EXPECT_EQ(visits_to_losses, 0u);
+    } else {
+      EXPECT_GE(visits_to_losses, 7u);
+    }
+    ExpectConsistentTree(search.root());
+  }
+  // With b8 for a8 every move loses: b8-a8 in four plies, the others in
+  // two. Known at once.
+  auto lost = State("tavlei9", "9/1t7/9/9/KT7/T8/4T4/9/4t4 a 0");
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, 3);
+  ASSERT_TRUE(search.SetPosition(*lost).ok());
+  const SearchResult result = search.Run(Visits(100));
+  EXPECT_EQ(result.root_proven, Proven::kLoss);
+  EXPECT_EQ(result.root_proven_plies, 4);
+  EXPECT_EQ(result.evaluations, 0u);
+  EXPECT_EQ(result.best_move, ParseMove(*lost, "b8-a8"));
 }
 
 TEST(SearchTest, FindsTavleiWinsInTwo) {

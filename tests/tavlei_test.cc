@@ -543,12 +543,14 @@ bool CanWinAtOnce(GameState* state) {
 
 // ImmediateWin names a winning move exactly when one of the two kinds exists
 // (the prince onto an exit, an attacker capturing the prince), and
-// MovesAllowingImmediateWin marks exactly the moves after which the
-// opponent has one; checked against playing every move in random games of
-// both variants (with and without prince_max_steps).
+// MovesAllowingQuickWin marks exactly the moves after which the opponent has
+// one (1), or else an UnstoppableThreat (3, itself checked by brute force
+// below); checked against playing every move in random games of both
+// variants (with and without prince_max_steps).
 TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
   int wins_seen[2] = {0, 0};
   int allowing_seen = 0;
+  int allowing_threat_seen = 0;
   for (const auto& [variant, steps] : std::vector<std::pair<std::string, int>>{
            {"tavlei9", 0}, {"tavlei11", 0}, {"tavlei9", 3}}) {
     SCOPED_TRACE(variant + " " + std::to_string(steps));
@@ -577,22 +579,41 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
           continue;
         }
         std::vector<uint8_t> allows;
-        const int count = state->MovesAllowingImmediateWin(moves, &allows);
+        const int count = state->MovesAllowingQuickWin(moves, false, &allows);
+        std::vector<uint8_t> allows_with_threats;
+        const int count_with_threats =
+            state->MovesAllowingQuickWin(moves, true, &allows_with_threats);
         if (count > 0) {
           ASSERT_EQ(allows.size(), static_cast<size_t>(moves.size()));
         }
+        if (count_with_threats > 0) {
+          ASSERT_EQ(allows_with_threats.size(),
+                    static_cast<size_t>(moves.size()));
+        }
         int opponent_wins_after = 0;
+        int opponent_threats_after = 0;
         for (int i = 0; i < moves.size(); ++i) {
           state->Play(moves[i]);
-          const bool opponent_wins =
-              !state->Result().IsOver() && CanWinAtOnce(state.get());
+          const bool over = state->Result().IsOver();
+          const bool opponent_wins = !over && CanWinAtOnce(state.get());
+          const bool opponent_threatens =
+              !over && !opponent_wins && !state->UnstoppableThreat().IsNull();
           state->Undo();
           ASSERT_EQ(count > 0 && allows[i] == 1, opponent_wins)
               << state->PositionText() << " " << state->MoveText(moves[i]);
+          ASSERT_EQ(count > 0 ? allows[i] : 0, opponent_wins ? 1 : 0);
+          ASSERT_EQ(count_with_threats > 0 ? allows_with_threats[i] : 0,
+                    opponent_wins ? 1 : opponent_threatens ? 3 : 0)
+              << state->PositionText() << " " << state->MoveText(moves[i]);
           opponent_wins_after += opponent_wins;
+          opponent_threats_after += opponent_threatens;
         }
         ASSERT_EQ(count, opponent_wins_after) << state->PositionText();
+        ASSERT_EQ(count_with_threats,
+                  opponent_wins_after + opponent_threats_after)
+            << state->PositionText();
         allowing_seen += count;
+        allowing_threat_seen += opponent_threats_after;
         state->Play(moves[rng() % moves.size()]);
       }
     }
@@ -601,6 +622,7 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
   EXPECT_GT(wins_seen[0], 100);
   EXPECT_GT(wins_seen[1], 100);
   EXPECT_GT(allowing_seen, 200);
+  EXPECT_GT(allowing_threat_seen, 50);
 }
 
 // FindUnstoppableEscape (UnstoppableThreat) finds a prince move after which
@@ -609,10 +631,13 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
 // checked above, judges each reply) in random games.
 TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
   int threats_seen = 0;
-  for (std::string_view variant : {"tavlei9", "tavlei11"}) {
-    SCOPED_TRACE(variant);
+  for (const auto& [variant, steps] : std::vector<std::pair<std::string, int>>{
+           {"tavlei9", 0}, {"tavlei11", 0}, {"tavlei9", 3}}) {
+    SCOPED_TRACE(variant + " " + std::to_string(steps));
     std::mt19937 rng(5);
-    const std::unique_ptr<Game> game = NewGame(variant);
+    GameOptions options;
+    if (steps > 0) options["prince_max_steps"] = steps;
+    const std::unique_ptr<Game> game = NewGame(variant, options);
     for (int g = 0; g < 60; ++g) {
       std::unique_ptr<GameState> state = game->NewInitialState();
       while (!state->Result().IsOver() && state->PliesPlayed() < 300) {

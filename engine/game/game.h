@@ -72,15 +72,17 @@ class GameState {
   // where the game cannot tell cheaply (Tavlei looks at the prince's escape
   // threats only). Meaningful when ImmediateWin() is null.
   virtual Move UnstoppableThreat() const { return Move{}; }
-  // How many moves of `legal` (this position's LegalMoves()) leave the
-  // player to move after them an ImmediateWin(). When some do, *allows gets
-  // one entry per move, 1 for those, 0 for the others; when none do it may
-  // be left as it was. Games that cannot tell cheaply return 0. The search
-  // treats those moves as lost.
-  virtual int MovesAllowingImmediateWin(const MoveList& legal,
-                                        std::vector<uint8_t>* allows) const {
+  // How many moves of `legal` (this position's LegalMoves()) let the
+  // player to move after them win quickly. When some do, *win_plies gets
+  // one entry per move: 1 when that player then has an ImmediateWin(), else
+  // 3 when (with `threats`) an UnstoppableThreat(), else 0; when none do it
+  // may be left as it was. Games that cannot tell cheaply return 0. The
+  // search treats those moves as lost.
+  virtual int MovesAllowingQuickWin(const MoveList& legal, bool threats,
+                                    std::vector<uint8_t>* win_plies) const {
     (void)legal;
-    (void)allows;
+    (void)threats;
+    (void)win_plies;
     return 0;
   }
   // Hash of everything that defines position identity for repetition.

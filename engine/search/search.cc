@@ -144,8 +144,9 @@ struct Search::Slot {
   // child cannot soak up the visits its in-flight siblings are denied.
   bool known = false;
   bool proven_now = false;  // known, and proven by this visit (terminal)
-  // Per legal move, 1 if the opponent can then win at once
-  // (avoid_immediate_losses); empty when no move does.
+  // Per legal move, in how many plies the opponent can then win at the
+  // latest: 1 (avoid_immediate_losses), 3 (avoid_unstoppable_threats), 0
+  // for the other moves; empty when no move allows a quick win.
   std::vector<uint8_t> allows_win;
 };
 
@@ -561,8 +562,8 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   int lost_moves = 0;
   slot->allows_win.clear();
   if (decisive.IsNull() && params_.avoid_immediate_losses) {
-    lost_moves =
-        state->MovesAllowingImmediateWin(slot->legal, &slot->allows_win);
+    lost_moves = state->MovesAllowingQuickWin(
+        slot->legal, params_.avoid_unstoppable_threats, &slot->allows_win);
     if (lost_moves == 0) slot->allows_win.clear();
   }
   const uint64_t expansion =
@@ -589,7 +590,8 @@ Search::Pick Search::PickLeaf(Slot* slot) {
 void Search::AddLostChildren(Node* node, GameState* state,
                              const std::vector<uint8_t>& allows_win) {
   for (int i = 0; i < node->num_edges; ++i) {
-    if (!allows_win[i]) continue;
+    const int opponent_win_plies = allows_win[i];
+    if (opponent_win_plies == 0) continue;
     Edge& edge = node->edges[i];
     state->Play(edge.move);
     const int child_side = state->SideToMove() & 1;
@@ -597,7 +599,7 @@ void Search::AddLostChildren(Node* node, GameState* state,
     edge.prior = 0;
     edge.child = tree_.NewNode();
     edge.child->side_to_move = child_side;
-    SetProven(edge.child, Proven::kWin, 1);
+    SetProven(edge.child, Proven::kWin, opponent_win_plies);
   }
 }
 

@@ -135,12 +135,12 @@ class Search {
   bool ExpandWon(Node* node, GameState* state, Move move,
                  const MoveList& legal);
   // Gives each edge of the expanded `node` (the position of `state`) whose
-  // move allows the opponent an immediate win a child proven won for the
-  // opponent in one ply, and prior 0.
+  // move allows the opponent a quick win (allows_win[i] plies, 1 or 3) a
+  // child proven won for the opponent in that many plies, and prior 0.
   void AddLostChildren(Node* node, GameState* state,
                        const std::vector<uint8_t>& allows_win);
-  // Expands the leaf of `slot`, every move of which allows an immediate
-  // win, as a proven loss in two plies. False if it was not proven.
+  // Expands the leaf of `slot`, every move of which allows a quick win, as
+  // a proven loss (in two or four plies). False if it was not proven.
   bool ExpandLost(Node* node, GameState* state, const Slot* slot);
   // Scales the priors of an expanded node to sum to 1 (if any is positive).
   void NormalizePriors(Node* node);

@@ -55,6 +55,10 @@ const Row kRows[] = {
     {"avoid_immediate_losses", &SearchParams::avoid_immediate_losses, 1, 0, 1,
      "at expansion, a move after which the opponent can win at once is a "
      "proven loss with prior 0"},
+    {"avoid_unstoppable_threats", &SearchParams::avoid_unstoppable_threats,
+     1, 0, 1,
+     "with avoid_immediate_losses: also a move after which the opponent has "
+     "a threat of an immediate win that no reply stops"},
     {"unstoppable_threats", &SearchParams::unstoppable_threats, 1, 0, 1,
      "a position whose side to move has a threat of an immediate win that "
      "no reply stops (where the game can tell cheaply) is scored as won"},

@@ -57,6 +57,11 @@ struct SearchParams {
   // tactics cost no visits: an attacker move that opens a line for the
   // prince is never searched.
   bool avoid_immediate_losses;
+  // With avoid_immediate_losses: a move after which the opponent has an
+  // unstoppable threat (see unstoppable_threats) is a proven loss in four
+  // plies the same way. Tactics four plies deep cost no visits: in Tavlei an
+  // attacker move that lets the prince open two lines is never searched.
+  bool avoid_unstoppable_threats;
   // A new leaf whose side to move has a move that no reply can stop from
   // becoming an immediate win (GameState::UnstoppableThreat: in Tavlei a
   // prince move that opens escapes the attackers cannot all close) is a

@@ -58,6 +58,49 @@ Move CaptureMove(const Rules& rules, const Position& p) {
   return Move{};
 }
 
+// Whether some attacker reply to a position with the defenders' prince/king
+// on an open line to an exit/refuge (attackers to move) keeps him from
+// reaching one next move: a reply that captures him, or, when exactly one
+// line is open, one that puts an attacker on it. No single move closes two
+// lines (they lie on opposite sides of him), and an attacker leaving a line
+// opens none: he cannot reach the other side of the prince along it.
+bool EscapeStoppable(const Rules& rules, const Position& p) {
+  if (!CaptureMove(rules, p).IsNull()) return true;
+  const int king = p.king;
+  int open_dir = -1;
+  int open_length = 0;
+  for (int dir = 0; dir < kNumDirections; ++dir) {
+    const uint8_t* ray = rules.ray[king][dir].data();
+    const int steps =
+        std::min<int>(rules.ray_length[king][dir], rules.king_max_steps);
+    for (int i = 0; i < steps && p.board[ray[i]] == kEmpty; ++i) {
+      if (!rules.is_corner[ray[i]]) continue;
+      if (open_dir >= 0) return false;  // two open lines
+      open_dir = dir;
+      open_length = i;
+    }
+  }
+  if (open_dir < 0) return true;  // no escape to stop
+  const uint8_t* line = rules.ray[king][open_dir].data();
+  for (int i = 0; i < open_length; ++i) {
+    const int to = line[i];
+    for (int dir = 0; dir < kNumDirections; ++dir) {
+      const uint8_t* ray = rules.ray[to][dir].data();
+      const int length = rules.ray_length[to][dir];
+      for (int k = 0; k < length; ++k) {
+        const int sq = ray[k];
+        if (p.board[sq] == kEmpty) {
+          if (sq == rules.throne && !rules.others_pass_empty_throne) break;
+          continue;
+        }
+        if (p.board[sq] == kAttacker) return true;
+        break;
+      }
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 Move FindImmediateWin(const Rules& rules, const Position& position) {
@@ -74,46 +117,37 @@ Move FindUnstoppableEscape(const Rules& rules, const Position& position) {
     return Move{};
   }
   const int king = position.king;
-  MoveList replies;
   for (int dir = 0; dir < kNumDirections; ++dir) {
     const uint8_t* ray = rules.ray[king][dir].data();
     const int steps =
         std::min<int>(rules.ray_length[king][dir], rules.king_max_steps);
     for (int i = 0; i < steps && position.board[ray[i]] == kEmpty; ++i) {
+      if (!rules.on_corner_line[ray[i]]) continue;
       Position threat = position;
       PlayMove(rules, &threat, king, ray[i], nullptr);
-      if (threat.status != Status::kOngoing ||
-          EscapeMove(rules, threat).IsNull()) {
-        continue;
+      if (threat.status == Status::kOngoing &&
+          !EscapeStoppable(rules, threat)) {
+        return MakeMove(king, ray[i], 1);
       }
-      replies.clear();
-      GenerateMoves(rules, threat, &replies);
-      bool stoppable = false;
-      for (const Move reply : replies) {
-        Position after = threat;
-        PlayMove(rules, &after, reply.from, reply.to, nullptr);
-        if (after.status == Status::kKingCaptured ||
-            EscapeMove(rules, after).IsNull()) {
-          stoppable = true;
-          break;
-        }
-      }
-      if (!stoppable) return MakeMove(king, ray[i], 1);
     }
   }
   return Move{};
 }
 
-int MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,
-                                  const MoveList& moves,
-                                  std::vector<uint8_t>* allows) {
-  allows->assign(moves.size(), 0);
+int MarkMovesAllowingQuickWin(const Rules& rules, const Position& position,
+                              const MoveList& moves, bool threats,
+                              std::vector<uint8_t>* win_plies) {
+  win_plies->assign(moves.size(), 0);
   int count = 0;
   for (int i = 0; i < moves.size(); ++i) {
     Position after = position;
     PlayMove(rules, &after, moves[i].from, moves[i].to, nullptr);
-    (*allows)[i] = !FindImmediateWin(rules, after).IsNull();
-    count += (*allows)[i];
+    if (!FindImmediateWin(rules, after).IsNull()) {
+      (*win_plies)[i] = 1;
+    } else if (threats && !FindUnstoppableEscape(rules, after).IsNull()) {
+      (*win_plies)[i] = 3;
+    }
+    count += (*win_plies)[i] != 0;
   }
   return count;
 }

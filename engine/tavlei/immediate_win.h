@@ -1,6 +1,7 @@
-// Wins in one move, found without generating every move: the search asks at
-// each new position whether the side to move can win at once, and after
-// which of its moves the opponent could. Pure and thread-safe.
+// Wins in one move and unstoppable escape threats, found without generating
+// every move: the search asks at each new position whether the side to move
+// can win at once or in three plies, and after which of its moves the
+// opponent could. Pure and thread-safe.
 #ifndef VOLKHV_ENGINE_TAVLEI_IMMEDIATE_WIN_H_
 #define VOLKHV_ENGINE_TAVLEI_IMMEDIATE_WIN_H_
 
@@ -25,12 +26,14 @@ Move FindImmediateWin(const Rules& rules, const Position& position);
 // Call when FindImmediateWin found nothing (a win in one is quicker).
 Move FindUnstoppableEscape(const Rules& rules, const Position& position);
 
-// For each of `moves` (legal in `position`), 1 if the opponent can then win
-// at once (FindImmediateWin), else 0 (a move that itself decides the game
-// is 0). Returns how many are 1.
-int MarkMovesAllowingImmediateWin(const Rules& rules, const Position& position,
-                                  const MoveList& moves,
-                                  std::vector<uint8_t>* allows);
+// For each of `moves` (legal in `position`), how quickly the opponent can
+// then win: 1 with an immediate win (FindImmediateWin), 3 with an
+// unstoppable escape instead (FindUnstoppableEscape; only when `threats`),
+// else 0 (a move that itself decides the game is 0). Returns how many are
+// not 0.
+int MarkMovesAllowingQuickWin(const Rules& rules, const Position& position,
+                              const MoveList& moves, bool threats,
+                              std::vector<uint8_t>* win_plies);
 
 }  // namespace volkhv::tavlei
 

@@ -42,6 +42,8 @@ struct Rules {
   const char* corner_noun = "";  // "exit" or "refuge"
   const char* start_text = "";   // the start position in position notation
   std::array<bool, kMaxSquares> is_corner{};  // exits / refuges
+  // Squares with a straight line to an exit/refuge (the board's edges).
+  std::array<bool, kMaxSquares> on_corner_line{};
   std::array<bool, kMaxSquares> next_to_throne{};
   // neighbor[sq][dir]: the adjacent square, or kOffBoard.
   std::array<std::array<int8_t, kNumDirections>, kMaxSquares> neighbor{};

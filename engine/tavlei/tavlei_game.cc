@@ -89,9 +89,10 @@ Move TavleiState::UnstoppableThreat() const {
   return FindUnstoppableEscape(*rules_, position_);
 }
 
-int TavleiState::MovesAllowingImmediateWin(const MoveList& legal,
-                                           std::vector<uint8_t>* allows) const {
-  return MarkMovesAllowingImmediateWin(*rules_, position_, legal, allows);
+int TavleiState::MovesAllowingQuickWin(const MoveList& legal, bool threats,
+                                       std::vector<uint8_t>* win_plies) const {
+  return MarkMovesAllowingQuickWin(*rules_, position_, legal, threats,
+                                   win_plies);
 }
 
 }  // namespace tavlei

@@ -55,8 +55,8 @@ class TavleiState final : public GameState {
   Move ImmediateWin() const override;
   // The prince/king's unstoppable escape threats (defenders only).
   Move UnstoppableThreat() const override;
-  int MovesAllowingImmediateWin(const MoveList& legal,
-                                std::vector<uint8_t>* allows) const override;
+  int MovesAllowingQuickWin(const MoveList& legal, bool threats,
+                            std::vector<uint8_t>* win_plies) const override;
 
  private:
   std::shared_ptr<const Rules> rules_;
