@@ -14,6 +14,7 @@
 #include "engine/game/strings.h"
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
+#include "training/run_lock.h"
 
 namespace volkhv {
 namespace {
@@ -140,6 +141,43 @@ TEST(LoopTest, KilledAndRestartedLoopLosesNothing) {
   }
   ASSERT_EQ(RunVolkhvLoop("--dir " + run), 0);
   ExpectCompleteRun(run, 3);
+}
+
+TEST(LoopTest, ASecondLoopOnTheSameRunIsRefused) {
+  const std::string dir = Dir("locked");
+  const std::string config = WriteConfig(dir, 1);
+  const std::string run = dir + "/run";
+  fs::create_directories(run);
+  {
+    absl::StatusOr<training::RunLock> lock = training::RunLock::Acquire(run);
+    ASSERT_TRUE(lock.ok()) << lock.status().message();
+    // A second lock, in this process or another, is refused and names the
+    // holder.
+    absl::StatusOr<training::RunLock> second = training::RunLock::Acquire(run);
+    ASSERT_FALSE(second.ok());
+    EXPECT_NE(second.status().message().find(
+                  Cat("in use by another volkhv loop (pid ", getpid(), ")")),
+              std::string::npos)
+        << second.status().message();
+    const std::string errors = dir + "/errors.txt";
+    const std::string command = Cat(VOLKHV_BINARY, " loop --config ", config,
+                                    " --dir ", run, " >/dev/null 2>", errors,
+                                    " </dev/null");
+    const int status = std::system(command.c_str());
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1);
+    std::ifstream in(errors);
+    std::string message;
+    std::getline(in, message);
+    EXPECT_NE(message.find("is in use by another volkhv loop"),
+              std::string::npos)
+        << message;
+    // It wrote nothing.
+    EXPECT_FALSE(fs::exists(run + "/config.textproto"));
+    EXPECT_FALSE(fs::exists(run + "/nets"));
+  }
+  // Released (as when the holder ends, however it ends): the loop runs.
+  ASSERT_EQ(RunVolkhvLoop("--config " + config + " --dir " + run), 0);
+  ExpectCompleteRun(run, 1);
 }
 
 TEST(LoopTest, ShippedConfigsAreValid) {

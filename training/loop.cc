@@ -19,6 +19,7 @@
 #include "selfplay/selfplay.h"
 #include "selfplay/selfplay_config.h"
 #include "training/loop_report.h"
+#include "training/run_lock.h"
 #include "training/trainer.h"
 #include "training/training_config.h"
 
@@ -560,6 +561,8 @@ absl::Status RunLoop(const LoopOptions& options) {
     return absl::PermissionDeniedError(
         Cat(options.run_dir, ": cannot create: ", error.message()));
   }
+  absl::StatusOr<RunLock> lock = RunLock::Acquire(options.run_dir);
+  if (!lock.ok()) return lock.status();
   if (!stored.has_value()) {
     if (absl::Status s = WriteTextProto(paths.Config(), config); !s.ok()) {
       return s;

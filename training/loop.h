@@ -16,6 +16,7 @@
 //   eval/gen-NNNN.pgn         the evaluation games of generation N
 //   generations/gen-NNNN.textproto  what the loop measured (GenerationRecord)
 //   metrics.csv, report.html  one row / point per generation
+//   lock                      held by the running loop (training/run_lock.h)
 #ifndef VOLKHV_TRAINING_LOOP_H_
 #define VOLKHV_TRAINING_LOOP_H_
 
@@ -58,7 +59,8 @@ absl::StatusOr<proto::LoopConfig> ReadLoopConfig(const std::string& path);
 absl::Status ValidateLoopConfig(const proto::LoopConfig& config);
 
 // Runs generations until config.generations nets are trained (or *stop).
-// Thread-safety: one loop per run directory at a time.
+// Thread-safety: one loop per run directory at a time; a second one (in
+// any process) fails at once with FailedPrecondition.
 absl::Status RunLoop(const LoopOptions& options);
 
 // The finished generations of a run directory, in order.
