@@ -545,6 +545,9 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
     ShySquareEvaluator evaluator(block.from);
     SearchParams params;
     params.avoid_immediate_losses = avoid;
+    // Off: after d4-a4 the prince still wins in five (a5-c5, heading for
+    // the open rank 9), which would prove the root lost in six.
+    params.wins_in_five = false;
     // Root noise leaves the known losses alone.
     params.root_noise = true;
     Search search(params, &evaluator, 3);
@@ -606,6 +609,38 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
     EXPECT_EQ(after.root_proven, Proven::kLoss);
     EXPECT_EQ(after.root_proven_plies, 2);
     EXPECT_FALSE(after.best_move.IsNull());
+  }
+}
+
+TEST(SearchTest, AWinInFiveIsProvenWithoutEvaluation) {
+  // Defenders to move; the prince a5 goes to the c-file, from where c9 opens
+  // a9 and i9 at once (and c1 threatens a1): the attackers cannot parry
+  // everything. The net is shy of the prince's moves.
+  auto state = State("tavlei9", "9/9/t8/9/K7t/t8/9/9/4t4 d 0");
+  for (const bool five : {true, false}) {
+    SCOPED_TRACE(five);
+    ShySquareEvaluator evaluator(state->ParseMove("a5-a6")->from);
+    SearchParams params;
+    params.wins_in_five = five;
+    // Off with it: the attackers' replies would find the threats below.
+    params.avoid_unstoppable_threats = five;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    const SearchResult result = search.Run(Visits(30));
+    if (!five) {
+      EXPECT_EQ(result.root_proven, Proven::kNone);
+      continue;
+    }
+    EXPECT_EQ(result.root_proven, Proven::kWin);
+    EXPECT_EQ(result.root_proven_plies, 5);
+    EXPECT_EQ(result.evaluations, 0u);
+    // Played: the attackers' root (known lost, never expanded) is searched
+    // and found lost in four plies.
+    const Move win = result.best_move;
+    ASSERT_TRUE(search.Advance(win).ok());
+    const SearchResult after = search.Run(Visits(100));
+    EXPECT_EQ(after.root_proven, Proven::kLoss);
+    EXPECT_EQ(after.root_proven_plies, 4);
   }
 }
 

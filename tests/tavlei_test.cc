@@ -682,6 +682,69 @@ TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
   EXPECT_GT(threats_seen, 50);
 }
 
+// WinInFive (FindEscapeInFive) names only prince moves after which every
+// attacker reply leaves him an ImmediateWin or an UnstoppableThreat, and
+// finds every such move that threatens one were the attackers to pass;
+// checked by playing every prince move and every reply in random games.
+TEST(TavleiResultTest, WinInFiveAgreesWithPlayingEveryReply) {
+  int wins_seen = 0;
+  int zugzwang_only = 0;
+  for (const auto& [variant, steps] : std::vector<std::pair<std::string, int>>{
+           {"tavlei9", 0}, {"tavlei11", 0}, {"tavlei9", 3}}) {
+    SCOPED_TRACE(variant + " " + std::to_string(steps));
+    std::mt19937 rng(7);
+    GameOptions options;
+    if (steps > 0) options["prince_max_steps"] = steps;
+    const std::unique_ptr<Game> game = NewGame(variant, options);
+    for (int g = 0; g < 60; ++g) {
+      std::unique_ptr<GameState> state = game->NewInitialState();
+      while (!state->Result().IsOver() && state->PliesPlayed() < 300) {
+        MoveList moves;
+        state->LegalMoves(&moves);
+        if (state->SideToMove() == 1 && state->ImmediateWin().IsNull() &&
+            state->UnstoppableThreat().IsNull()) {
+          const auto tavlei =
+              dynamic_cast<const tavlei::TavleiState*>(state.get());
+          ASSERT_NE(tavlei, nullptr);
+          // Every reply leaves the prince a win in one or three.
+          auto wins_in_five = [&](Move prince_move) {
+            state->Play(prince_move);
+            bool refuted = state->Result().IsOver();
+            MoveList replies;
+            state->LegalMoves(&replies);
+            for (int i = 0; i < replies.size() && !refuted; ++i) {
+              state->Play(replies[i]);
+              refuted = state->Result().IsOver() ||
+                        (state->ImmediateWin().IsNull() &&
+                         state->UnstoppableThreat().IsNull());
+              state->Undo();
+            }
+            state->Undo();
+            return !refuted;
+          };
+          bool exists = false;
+          for (const Move move : moves) {
+            if (move.from == tavlei->position().king && wins_in_five(move)) {
+              exists = true;
+            }
+          }
+          const Move win = state->WinInFive();
+          if (!win.IsNull()) {
+            ASSERT_TRUE(moves.contains(win));
+            ASSERT_TRUE(wins_in_five(win)) << state->PositionText();
+            ++wins_seen;
+          } else if (exists) {
+            ++zugzwang_only;
+          }
+        }
+        state->Play(moves[rng() % moves.size()]);
+      }
+    }
+  }
+  EXPECT_GT(wins_seen, 30);
+  EXPECT_EQ(zugzwang_only, 0);
+}
+
 TEST(TavleiResultTest, ImmediateWinOnHandMadePositions) {
   const struct {
     const char* position;

@@ -72,6 +72,12 @@ class GameState {
   // where the game cannot tell cheaply (Tavlei looks at the prince's escape
   // threats only). Meaningful when ImmediateWin() is null.
   virtual Move UnstoppableThreat() const { return Move{}; }
+  // A legal move after which every reply of the opponent leaves the side to
+  // move an ImmediateWin() or an UnstoppableThreat() (a win in five plies
+  // at most), or a null Move; null where the game cannot tell cheaply (it
+  // need not find every such move). Meaningful when ImmediateWin() and
+  // UnstoppableThreat() are null.
+  virtual Move WinInFive() const { return Move{}; }
   // How many moves of `legal` (this position's LegalMoves()) let the
   // player to move after them win quickly. When some do, *win_plies gets
   // one entry per move: 1 when that player then has an ImmediateWin(), else

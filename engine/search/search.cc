@@ -554,11 +554,17 @@ Search::Pick Search::PickLeaf(Slot* slot) {
     slot->known = slot->proven_now = true;
     return Pick::kKnown;
   }
-  const Move win = params_.immediate_wins ? state->ImmediateWin() : Move{};
-  const Move threat = win.IsNull() && params_.unstoppable_threats
-                          ? state->UnstoppableThreat()
-                          : Move{};
-  const Move decisive = win.IsNull() ? threat : win;
+  // A decisive move, and in how many plies its child loses unless over.
+  Move decisive = params_.immediate_wins ? state->ImmediateWin() : Move{};
+  int decisive_child_plies = 0;
+  if (decisive.IsNull() && params_.unstoppable_threats) {
+    decisive = state->UnstoppableThreat();
+    decisive_child_plies = 2;
+    if (decisive.IsNull() && params_.wins_in_five) {
+      decisive = state->WinInFive();
+      decisive_child_plies = 4;
+    }
+  }
   int lost_moves = 0;
   slot->allows_win.clear();
   if (decisive.IsNull() && params_.avoid_immediate_losses) {
@@ -577,7 +583,8 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   const bool known =
       decisive.IsNull()
           ? lost_moves == slot->legal.size() && ExpandLost(node, state, slot)
-          : ExpandWon(node, state, decisive, slot->legal);
+          : ExpandWon(node, state, decisive, decisive_child_plies,
+                      slot->legal);
   if (known) {
     undo();
     slot->known = slot->proven_now = true;
@@ -613,16 +620,14 @@ bool Search::ExpandLost(Node* node, GameState* state, const Slot* slot) {
 }
 
 bool Search::ExpandWon(Node* node, GameState* state, Move move,
-                       const MoveList& legal) {
+                       int child_loss_plies, const MoveList& legal) {
   state->Play(move);
   const GameResult after = state->Result();
   const int child_side = state->SideToMove() & 1;
   state->Undo();
-  // Over: an immediate win. Otherwise an unstoppable threat: the opponent
-  // to move loses in two plies.
   const Proven child_proven =
       after.IsOver() ? ProvenOf(after.outcome) : Proven::kLoss;
-  const int child_plies = after.IsOver() ? 0 : 2;
+  const int child_plies = after.IsOver() ? 0 : child_loss_plies;
   const Proven for_mover =
       child_side == node->side_to_move ? child_proven : Flip(child_proven);
   if (for_mover != Proven::kWin) {

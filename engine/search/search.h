@@ -129,10 +129,11 @@ class Search {
               const std::vector<float>& priors);
   // Expands `node` (the position of `state`, whose `legal` moves include
   // `move`) as a proven win: `move` wins at once (its child is the
-  // terminal position) or is an unstoppable threat (its child is a proven
-  // loss in two plies, not expanded). The other moves stay unvisited with
-  // prior 0. False (nothing changed) if `move` does not in fact win.
-  bool ExpandWon(Node* node, GameState* state, Move move,
+  // terminal position) or forces a win (an unstoppable threat, a win in
+  // five: its child is a proven loss in `child_loss_plies` plies, not
+  // expanded). The other moves stay unvisited with prior 0. False (nothing
+  // changed) if `move` does not in fact win.
+  bool ExpandWon(Node* node, GameState* state, Move move, int child_loss_plies,
                  const MoveList& legal);
   // Gives each edge of the expanded `node` (the position of `state`) whose
   // move allows the opponent a quick win (allows_win[i] plies, 1 or 3) a

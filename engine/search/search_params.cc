@@ -62,6 +62,10 @@ const Row kRows[] = {
     {"unstoppable_threats", &SearchParams::unstoppable_threats, 1, 0, 1,
      "a position whose side to move has a threat of an immediate win that "
      "no reply stops (where the game can tell cheaply) is scored as won"},
+    {"wins_in_five", &SearchParams::wins_in_five, 1, 0, 1,
+     "with unstoppable_threats: a position whose side to move has a move "
+     "after which every reply allows an immediate win or an unstoppable "
+     "threat (where the game can tell cheaply) is scored as won"},
     {"draw_score", &SearchParams::draw_score, 0, -1, 1,
      "value of a draw to the side to move at the root, in W-L units "
      "(negative: play for a win)"},

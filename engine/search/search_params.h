@@ -67,6 +67,12 @@ struct SearchParams {
   // prince move that opens escapes the attackers cannot all close) is a
   // proven win in three plies, not evaluated.
   bool unstoppable_threats;
+  // With unstoppable_threats: a new leaf whose side to move has a move
+  // after which every reply allows an immediate win or an unstoppable
+  // threat (GameState::WinInFive: in Tavlei a prince move that makes two
+  // threats or one the attackers cannot parry in time) is a proven win in
+  // five plies, not evaluated.
+  bool wins_in_five;
   // What a draw (proven, or the network's draw probability) is worth in
   // selection and move choice, in W - L units: draw_score to the side to
   // move at the root, draw_score_opponent to the other side (lc0's

@@ -134,6 +134,47 @@ Move FindUnstoppableEscape(const Rules& rules, const Position& position) {
   return Move{};
 }
 
+Move FindEscapeInFive(const Rules& rules, const Position& position) {
+  if (position.status != Status::kOngoing || position.king == kOffBoard ||
+      position.side != kDefenders) {
+    return Move{};
+  }
+  const int king = position.king;
+  MoveList replies;
+  for (int dir = 0; dir < kNumDirections; ++dir) {
+    const uint8_t* ray = rules.ray[king][dir].data();
+    const int steps =
+        std::min<int>(rules.ray_length[king][dir], rules.king_max_steps);
+    for (int i = 0; i < steps && position.board[ray[i]] == kEmpty; ++i) {
+      Position threat = position;
+      PlayMove(rules, &threat, king, ray[i], nullptr);
+      if (threat.status != Status::kOngoing ||
+          !CaptureMove(rules, threat).IsNull()) {
+        continue;
+      }
+      // Only a move that threatens something is tried against every reply:
+      // with the attackers passing, the prince could win in one or three.
+      Position passed = threat;
+      passed.side = kDefenders;
+      if (FindImmediateWin(rules, passed).IsNull() &&
+          FindUnstoppableEscape(rules, passed).IsNull()) {
+        continue;
+      }
+      replies.clear();
+      GenerateMoves(rules, threat, &replies);
+      bool refuted = false;
+      for (int r = 0; r < replies.size() && !refuted; ++r) {
+        Position after = threat;
+        PlayMove(rules, &after, replies[r].from, replies[r].to, nullptr);
+        refuted = FindImmediateWin(rules, after).IsNull() &&
+                  FindUnstoppableEscape(rules, after).IsNull();
+      }
+      if (!refuted) return MakeMove(king, ray[i], 1);
+    }
+  }
+  return Move{};
+}
+
 int MarkMovesAllowingQuickWin(const Rules& rules, const Position& position,
                               const MoveList& moves, bool threats,
                               std::vector<uint8_t>* win_plies) {

@@ -26,6 +26,15 @@ Move FindImmediateWin(const Rules& rules, const Position& position);
 // Call when FindImmediateWin found nothing (a win in one is quicker).
 Move FindUnstoppableEscape(const Rules& rules, const Position& position);
 
+// A defenders' move of the prince/king after which every attacker reply
+// leaves him a FindImmediateWin or a FindUnstoppableEscape: a win in five
+// plies at most. Only moves that threaten one of those two were the
+// attackers to pass are tried (a move that wins only because every reply
+// weakens the attackers, zugzwang, is not found). The null Move when there
+// is none, when the attackers are to move, or when the position is
+// decided. Call when the two quicker wins were not found.
+Move FindEscapeInFive(const Rules& rules, const Position& position);
+
 // For each of `moves` (legal in `position`), how quickly the opponent can
 // then win: 1 with an immediate win (FindImmediateWin), 3 with an
 // unstoppable escape instead (FindUnstoppableEscape; only when `threats`),

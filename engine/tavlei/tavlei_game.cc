@@ -89,6 +89,10 @@ Move TavleiState::UnstoppableThreat() const {
   return FindUnstoppableEscape(*rules_, position_);
 }
 
+Move TavleiState::WinInFive() const {
+  return FindEscapeInFive(*rules_, position_);
+}
+
 int TavleiState::MovesAllowingQuickWin(const MoveList& legal, bool threats,
                                        std::vector<uint8_t>* win_plies) const {
   return MarkMovesAllowingQuickWin(*rules_, position_, legal, threats,

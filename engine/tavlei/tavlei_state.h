@@ -55,6 +55,8 @@ class TavleiState final : public GameState {
   Move ImmediateWin() const override;
   // The prince/king's unstoppable escape threats (defenders only).
   Move UnstoppableThreat() const override;
+  // The prince/king's wins in five plies (defenders only).
+  Move WinInFive() const override;
   int MovesAllowingQuickWin(const MoveList& legal, bool threats,
                             std::vector<uint8_t>* win_plies) const override;
 
