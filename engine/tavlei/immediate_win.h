@@ -1,7 +1,7 @@
-// Wins in one move and unstoppable escape threats, found without generating
-// every move: the search asks at each new position whether the side to move
-// can win at once or in three plies, and after which of its moves the
-// opponent could. Pure and thread-safe.
+// Quick wins, found without searching every line: the search asks at each
+// new position whether the side to move can win at once, in three plies (an
+// unstoppable escape threat) or in five, and after which of its moves the
+// opponent could win in one or three. Pure and thread-safe.
 #ifndef VOLKHV_ENGINE_TAVLEI_IMMEDIATE_WIN_H_
 #define VOLKHV_ENGINE_TAVLEI_IMMEDIATE_WIN_H_
 
