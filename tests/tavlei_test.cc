@@ -541,83 +541,118 @@ bool CanWinAtOnce(GameState* state) {
   return can_win;
 }
 
-// ImmediateWin names a winning move exactly when one of the two kinds exists
-// (the prince onto an exit, an attacker capturing the prince), and
-// MovesAllowingQuickWin marks exactly the moves after which the opponent has
-// one (1), or else an UnstoppableThreat (3, itself checked by brute force
-// below); checked against playing every move in random games of both
-// variants (with and without prince_max_steps).
-TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
-  int wins_seen[2] = {0, 0};
-  int allowing_seen = 0;
-  int allowing_threat_seen = 0;
+// Plays `games` random games of each Tavlei setting (tavlei9, tavlei11,
+// tavlei9 with prince_max_steps 3) and calls visit(state, legal moves) at
+// every position; stops at the first fatal failure.
+template <typename Visit>
+void ForEachRandomTavleiPosition(uint32_t seed, int games, Visit&& visit) {
   for (const auto& [variant, steps] : std::vector<std::pair<std::string, int>>{
            {"tavlei9", 0}, {"tavlei11", 0}, {"tavlei9", 3}}) {
     SCOPED_TRACE(variant + " " + std::to_string(steps));
-    std::mt19937 rng(11);
+    std::mt19937 rng(seed);
     GameOptions options;
     if (steps > 0) options["prince_max_steps"] = steps;
     const std::unique_ptr<Game> game = NewGame(variant, options);
-    for (int g = 0; g < 80; ++g) {
+    for (int g = 0; g < games; ++g) {
       std::unique_ptr<GameState> state = game->NewInitialState();
       while (!state->Result().IsOver() && state->PliesPlayed() < 300) {
         MoveList moves;
         state->LegalMoves(&moves);
-        const Move win = state->ImmediateWin();
-        ASSERT_EQ(!win.IsNull(), CanWinAtOnce(state.get()))
-            << state->PositionText();
-        if (!win.IsNull()) {
-          ASSERT_TRUE(moves.contains(win));
-          ++wins_seen[state->SideToMove()];
-          state->Play(win);
-          ASSERT_EQ(state->Result().outcome, Outcome::kLoss);
-          state->Undo();
-        }
-        // Every move's reply checked by brute force is slow: every 8th ply.
-        if (state->PliesPlayed() % 8 != 0) {
-          state->Play(moves[rng() % moves.size()]);
-          continue;
-        }
-        std::vector<uint8_t> allows;
-        const int count = state->MovesAllowingQuickWin(moves, false, &allows);
-        std::vector<uint8_t> allows_with_threats;
-        const int count_with_threats =
-            state->MovesAllowingQuickWin(moves, true, &allows_with_threats);
-        if (count > 0) {
-          ASSERT_EQ(allows.size(), static_cast<size_t>(moves.size()));
-        }
-        if (count_with_threats > 0) {
-          ASSERT_EQ(allows_with_threats.size(),
-                    static_cast<size_t>(moves.size()));
-        }
-        int opponent_wins_after = 0;
-        int opponent_threats_after = 0;
-        for (int i = 0; i < moves.size(); ++i) {
-          state->Play(moves[i]);
-          const bool over = state->Result().IsOver();
-          const bool opponent_wins = !over && CanWinAtOnce(state.get());
-          const bool opponent_threatens =
-              !over && !opponent_wins && !state->UnstoppableThreat().IsNull();
-          state->Undo();
-          ASSERT_EQ(count > 0 && allows[i] == 1, opponent_wins)
-              << state->PositionText() << " " << state->MoveText(moves[i]);
-          ASSERT_EQ(count > 0 ? allows[i] : 0, opponent_wins ? 1 : 0);
-          ASSERT_EQ(count_with_threats > 0 ? allows_with_threats[i] : 0,
-                    opponent_wins ? 1 : opponent_threatens ? 3 : 0)
-              << state->PositionText() << " " << state->MoveText(moves[i]);
-          opponent_wins_after += opponent_wins;
-          opponent_threats_after += opponent_threatens;
-        }
-        ASSERT_EQ(count, opponent_wins_after) << state->PositionText();
-        ASSERT_EQ(count_with_threats,
-                  opponent_wins_after + opponent_threats_after)
-            << state->PositionText();
-        allowing_seen += count;
-        allowing_threat_seen += opponent_threats_after;
+        visit(state.get(), moves);
+        if (::testing::Test::HasFatalFailure()) return;
         state->Play(moves[rng() % moves.size()]);
       }
     }
   }
+}
+
+// Whether `move` leaves the game going and every reply to it leaves the
+// side to move a win as `wins(state)` judges it, by playing them all.
+template <typename Wins>
+bool EveryReplyLeaves(GameState* state, Move move, Wins&& wins) {
+  state->Play(move);
+  bool refuted = state->Result().IsOver();
+  MoveList replies;
+  state->LegalMoves(&replies);
+  for (int i = 0; i < replies.size() && !refuted; ++i) {
+    state->Play(replies[i]);
+    refuted = state->Result().IsOver() || !wins(state);
+    state->Undo();
+  }
+  state->Undo();
+  return !refuted;
+}
+
+bool HasImmediateWin(GameState* state) {
+  return !state->ImmediateWin().IsNull();
+}
+
+bool HasWinInOneOrThree(GameState* state) {
+  return !state->ImmediateWin().IsNull() ||
+         !state->UnstoppableThreat().IsNull();
+}
+
+int PrinceSquare(const GameState& state) {
+  const auto* tavlei = dynamic_cast<const tavlei::TavleiState*>(&state);
+  return tavlei == nullptr ? -1 : tavlei->position().king;
+}
+
+// ImmediateWin names a winning move exactly when one of the two kinds exists
+// (the prince onto an exit, an attacker capturing the prince), and
+// MovesAllowingQuickWin marks exactly the moves after which the opponent has
+// one (1), or else an UnstoppableThreat (3, itself checked by brute force
+// below); checked against playing every move in random games.
+TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
+  int wins_seen[2] = {0, 0};
+  int allowing_seen = 0;
+  int allowing_threat_seen = 0;
+  ForEachRandomTavleiPosition(11, 80, [&](GameState* state,
+                                          const MoveList& moves) {
+    const Move win = state->ImmediateWin();
+    ASSERT_EQ(!win.IsNull(), CanWinAtOnce(state)) << state->PositionText();
+    if (!win.IsNull()) {
+      ASSERT_TRUE(moves.contains(win));
+      ++wins_seen[state->SideToMove()];
+      state->Play(win);
+      ASSERT_EQ(state->Result().outcome, Outcome::kLoss);
+      state->Undo();
+    }
+    // Every move's reply checked by brute force is slow: every 8th ply.
+    if (state->PliesPlayed() % 8 != 0) return;
+    std::vector<uint8_t> allows;
+    const int count = state->MovesAllowingQuickWin(moves, false, &allows);
+    std::vector<uint8_t> allows_with_threats;
+    const int count_with_threats =
+        state->MovesAllowingQuickWin(moves, true, &allows_with_threats);
+    if (count > 0) {
+      ASSERT_EQ(allows.size(), static_cast<size_t>(moves.size()));
+    }
+    if (count_with_threats > 0) {
+      ASSERT_EQ(allows_with_threats.size(), static_cast<size_t>(moves.size()));
+    }
+    int opponent_wins_after = 0;
+    int opponent_threats_after = 0;
+    for (int i = 0; i < moves.size(); ++i) {
+      state->Play(moves[i]);
+      const bool over = state->Result().IsOver();
+      const bool opponent_wins = !over && CanWinAtOnce(state);
+      const bool opponent_threatens =
+          !over && !opponent_wins && !state->UnstoppableThreat().IsNull();
+      state->Undo();
+      ASSERT_EQ(count > 0 ? allows[i] : 0, opponent_wins ? 1 : 0)
+          << state->PositionText() << " " << state->MoveText(moves[i]);
+      ASSERT_EQ(count_with_threats > 0 ? allows_with_threats[i] : 0,
+                opponent_wins ? 1 : opponent_threatens ? 3 : 0)
+          << state->PositionText() << " " << state->MoveText(moves[i]);
+      opponent_wins_after += opponent_wins;
+      opponent_threats_after += opponent_threatens;
+    }
+    ASSERT_EQ(count, opponent_wins_after) << state->PositionText();
+    ASSERT_EQ(count_with_threats, opponent_wins_after + opponent_threats_after)
+        << state->PositionText();
+    allowing_seen += count;
+    allowing_threat_seen += opponent_threats_after;
+  });
   // Every kind came up often enough to matter.
   EXPECT_GT(wins_seen[0], 100);
   EXPECT_GT(wins_seen[1], 100);
@@ -631,54 +666,23 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
 // checked above, judges each reply) in random games.
 TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
   int threats_seen = 0;
-  for (const auto& [variant, steps] : std::vector<std::pair<std::string, int>>{
-           {"tavlei9", 0}, {"tavlei11", 0}, {"tavlei9", 3}}) {
-    SCOPED_TRACE(variant + " " + std::to_string(steps));
-    std::mt19937 rng(5);
-    GameOptions options;
-    if (steps > 0) options["prince_max_steps"] = steps;
-    const std::unique_ptr<Game> game = NewGame(variant, options);
-    for (int g = 0; g < 60; ++g) {
-      std::unique_ptr<GameState> state = game->NewInitialState();
-      while (!state->Result().IsOver() && state->PliesPlayed() < 300) {
-        MoveList moves;
-        state->LegalMoves(&moves);
-        if (state->SideToMove() == 1 && state->ImmediateWin().IsNull()) {
-          auto unstoppable = [&](Move prince_move) {
-            state->Play(prince_move);
-            bool stopped = state->Result().IsOver();
-            MoveList replies;
-            state->LegalMoves(&replies);
-            for (int i = 0; i < replies.size() && !stopped; ++i) {
-              state->Play(replies[i]);
-              stopped =
-                  state->Result().IsOver() || state->ImmediateWin().IsNull();
-              state->Undo();
-            }
-            state->Undo();
-            return !stopped;
-          };
-          const auto tavlei =
-              dynamic_cast<const tavlei::TavleiState*>(state.get());
-          ASSERT_NE(tavlei, nullptr);
-          bool exists = false;
-          for (const Move move : moves) {
-            if (move.from == tavlei->position().king && unstoppable(move)) {
-              exists = true;
-            }
-          }
-          const Move threat = state->UnstoppableThreat();
-          ASSERT_EQ(!threat.IsNull(), exists) << state->PositionText();
-          if (exists) {
-            ++threats_seen;
-            ASSERT_TRUE(moves.contains(threat));
-            ASSERT_TRUE(unstoppable(threat)) << state->PositionText();
-          }
-        }
-        state->Play(moves[rng() % moves.size()]);
-      }
+  ForEachRandomTavleiPosition(5, 60, [&](GameState* state,
+                                         const MoveList& moves) {
+    if (state->SideToMove() != 1 || !state->ImmediateWin().IsNull()) return;
+    bool exists = false;
+    for (const Move move : moves) {
+      exists |= move.from == PrinceSquare(*state) &&
+                EveryReplyLeaves(state, move, HasImmediateWin);
     }
-  }
+    const Move threat = state->UnstoppableThreat();
+    ASSERT_EQ(!threat.IsNull(), exists) << state->PositionText();
+    if (exists) {
+      ++threats_seen;
+      ASSERT_TRUE(moves.contains(threat));
+      ASSERT_TRUE(EveryReplyLeaves(state, threat, HasImmediateWin))
+          << state->PositionText();
+    }
+  });
   EXPECT_GT(threats_seen, 50);
 }
 
@@ -689,58 +693,24 @@ TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
 TEST(TavleiResultTest, WinInFiveAgreesWithPlayingEveryReply) {
   int wins_seen = 0;
   int zugzwang_only = 0;
-  for (const auto& [variant, steps] : std::vector<std::pair<std::string, int>>{
-           {"tavlei9", 0}, {"tavlei11", 0}, {"tavlei9", 3}}) {
-    SCOPED_TRACE(variant + " " + std::to_string(steps));
-    std::mt19937 rng(7);
-    GameOptions options;
-    if (steps > 0) options["prince_max_steps"] = steps;
-    const std::unique_ptr<Game> game = NewGame(variant, options);
-    for (int g = 0; g < 60; ++g) {
-      std::unique_ptr<GameState> state = game->NewInitialState();
-      while (!state->Result().IsOver() && state->PliesPlayed() < 300) {
-        MoveList moves;
-        state->LegalMoves(&moves);
-        if (state->SideToMove() == 1 && state->ImmediateWin().IsNull() &&
-            state->UnstoppableThreat().IsNull()) {
-          const auto tavlei =
-              dynamic_cast<const tavlei::TavleiState*>(state.get());
-          ASSERT_NE(tavlei, nullptr);
-          // Every reply leaves the prince a win in one or three.
-          auto wins_in_five = [&](Move prince_move) {
-            state->Play(prince_move);
-            bool refuted = state->Result().IsOver();
-            MoveList replies;
-            state->LegalMoves(&replies);
-            for (int i = 0; i < replies.size() && !refuted; ++i) {
-              state->Play(replies[i]);
-              refuted = state->Result().IsOver() ||
-                        (state->ImmediateWin().IsNull() &&
-                         state->UnstoppableThreat().IsNull());
-              state->Undo();
-            }
-            state->Undo();
-            return !refuted;
-          };
-          bool exists = false;
-          for (const Move move : moves) {
-            if (move.from == tavlei->position().king && wins_in_five(move)) {
-              exists = true;
-            }
-          }
-          const Move win = state->WinInFive();
-          if (!win.IsNull()) {
-            ASSERT_TRUE(moves.contains(win));
-            ASSERT_TRUE(wins_in_five(win)) << state->PositionText();
-            ++wins_seen;
-          } else if (exists) {
-            ++zugzwang_only;
-          }
-        }
-        state->Play(moves[rng() % moves.size()]);
-      }
+  ForEachRandomTavleiPosition(7, 60, [&](GameState* state,
+                                         const MoveList& moves) {
+    if (state->SideToMove() != 1 || HasWinInOneOrThree(state)) return;
+    bool exists = false;
+    for (const Move move : moves) {
+      exists |= move.from == PrinceSquare(*state) &&
+                EveryReplyLeaves(state, move, HasWinInOneOrThree);
     }
-  }
+    const Move win = state->WinInFive();
+    if (!win.IsNull()) {
+      ASSERT_TRUE(moves.contains(win));
+      ASSERT_TRUE(EveryReplyLeaves(state, win, HasWinInOneOrThree))
+          << state->PositionText();
+      ++wins_seen;
+    } else if (exists) {
+      ++zugzwang_only;
+    }
+  });
   EXPECT_GT(wins_seen, 30);
   EXPECT_EQ(zugzwang_only, 0);
 }
