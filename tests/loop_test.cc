@@ -160,9 +160,9 @@ TEST(LoopTest, ASecondLoopOnTheSameRunIsRefused) {
               std::string::npos)
         << second.status().message();
     const std::string errors = dir + "/errors.txt";
-    const std::string command = Cat(VOLKHV_BINARY, " loop --config ", config,
-                                    " --dir ", run, " >/dev/null 2>", errors,
-                                    " </dev/null");
+    const std::string command =
+        Cat(VOLKHV_BINARY, " loop --config ", config, " --dir ", run,
+            " >/dev/null 2>", errors, " </dev/null");
     const int status = std::system(command.c_str());
     EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1);
     std::ifstream in(errors);

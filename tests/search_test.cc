@@ -651,8 +651,7 @@ TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
   // a8-a6 stop it; a8's other moves open a9 at once, and e1's seven moves
   // allow the threat. The net is shy of a8's moves.
   auto state = State("tavlei9", "9/t8/9/9/KT7/T8/4T4/9/4t4 a 0");
-  const Move saves[] = {ParseMove(*state, "a8-a7"),
-                        ParseMove(*state, "a8-a6")};
+  const Move saves[] = {ParseMove(*state, "a8-a7"), ParseMove(*state, "a8-a6")};
   auto is_save = [&](Move move) {
     return move == saves[0] || move == saves[1];
   };

@@ -606,53 +606,57 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
   int wins_seen[2] = {0, 0};
   int allowing_seen = 0;
   int allowing_threat_seen = 0;
-  ForEachRandomTavleiPosition(11, 80, [&](GameState* state,
-                                          const MoveList& moves) {
-    const Move win = state->ImmediateWin();
-    ASSERT_EQ(!win.IsNull(), CanWinAtOnce(state)) << state->PositionText();
-    if (!win.IsNull()) {
-      ASSERT_TRUE(moves.contains(win));
-      ++wins_seen[state->SideToMove()];
-      state->Play(win);
-      ASSERT_EQ(state->Result().outcome, Outcome::kLoss);
-      state->Undo();
-    }
-    // Every move's reply checked by brute force is slow: every 8th ply.
-    if (state->PliesPlayed() % 8 != 0) return;
-    std::vector<uint8_t> allows;
-    const int count = state->MovesAllowingQuickWin(moves, false, &allows);
-    std::vector<uint8_t> allows_with_threats;
-    const int count_with_threats =
-        state->MovesAllowingQuickWin(moves, true, &allows_with_threats);
-    if (count > 0) {
-      ASSERT_EQ(allows.size(), static_cast<size_t>(moves.size()));
-    }
-    if (count_with_threats > 0) {
-      ASSERT_EQ(allows_with_threats.size(), static_cast<size_t>(moves.size()));
-    }
-    int opponent_wins_after = 0;
-    int opponent_threats_after = 0;
-    for (int i = 0; i < moves.size(); ++i) {
-      state->Play(moves[i]);
-      const bool over = state->Result().IsOver();
-      const bool opponent_wins = !over && CanWinAtOnce(state);
-      const bool opponent_threatens =
-          !over && !opponent_wins && !state->UnstoppableThreat().IsNull();
-      state->Undo();
-      ASSERT_EQ(count > 0 ? allows[i] : 0, opponent_wins ? 1 : 0)
-          << state->PositionText() << " " << state->MoveText(moves[i]);
-      ASSERT_EQ(count_with_threats > 0 ? allows_with_threats[i] : 0,
-                opponent_wins ? 1 : opponent_threatens ? 3 : 0)
-          << state->PositionText() << " " << state->MoveText(moves[i]);
-      opponent_wins_after += opponent_wins;
-      opponent_threats_after += opponent_threatens;
-    }
-    ASSERT_EQ(count, opponent_wins_after) << state->PositionText();
-    ASSERT_EQ(count_with_threats, opponent_wins_after + opponent_threats_after)
-        << state->PositionText();
-    allowing_seen += count;
-    allowing_threat_seen += opponent_threats_after;
-  });
+  ForEachRandomTavleiPosition(
+      11, 80, [&](GameState* state, const MoveList& moves) {
+        const Move win = state->ImmediateWin();
+        ASSERT_EQ(!win.IsNull(), CanWinAtOnce(state)) << state->PositionText();
+        if (!win.IsNull()) {
+          ASSERT_TRUE(moves.contains(win));
+          ++wins_seen[state->SideToMove()];
+          state->Play(win);
+          ASSERT_EQ(state->Result().outcome, Outcome::kLoss);
+          state->Undo();
+        }
+        // Every move's reply checked by brute force is slow: every 8th ply.
+        if (state->PliesPlayed() % 8 != 0) return;
+        std::vector<uint8_t> allows;
+        const int count = state->MovesAllowingQuickWin(moves, false, &allows);
+        std::vector<uint8_t> allows_with_threats;
+        const int count_with_threats =
+            state->MovesAllowingQuickWin(moves, true, &allows_with_threats);
+        if (count > 0) {
+          ASSERT_EQ(allows.size(), static_cast<size_t>(moves.size()));
+        }
+        if (count_with_threats > 0) {
+          ASSERT_EQ(allows_with_threats.size(),
+                    static_cast<size_t>(moves.size()));
+        }
+        int opponent_wins_after = 0;
+        int opponent_threats_after = 0;
+        for (int i = 0; i < moves.size(); ++i) {
+          state->Play(moves[i]);
+          const bool over = state->Result().IsOver();
+          const bool opponent_wins = !over && CanWinAtOnce(state);
+          const bool opponent_threatens =
+              !over && !opponent_wins && !state->UnstoppableThreat().IsNull();
+          state->Undo();
+          ASSERT_EQ(count > 0 ? allows[i] : 0, opponent_wins ? 1 : 0)
+              << state->PositionText() << " " << state->MoveText(moves[i]);
+          ASSERT_EQ(count_with_threats > 0 ? allows_with_threats[i] : 0,
+                    opponent_wins        ? 1
+                    : opponent_threatens ? 3
+                                         : 0)
+              << state->PositionText() << " " << state->MoveText(moves[i]);
+          opponent_wins_after += opponent_wins;
+          opponent_threats_after += opponent_threatens;
+        }
+        ASSERT_EQ(count, opponent_wins_after) << state->PositionText();
+        ASSERT_EQ(count_with_threats,
+                  opponent_wins_after + opponent_threats_after)
+            << state->PositionText();
+        allowing_seen += count;
+        allowing_threat_seen += opponent_threats_after;
+      });
   // Every kind came up often enough to matter.
   EXPECT_GT(wins_seen[0], 100);
   EXPECT_GT(wins_seen[1], 100);
@@ -666,23 +670,23 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
 // checked above, judges each reply) in random games.
 TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
   int threats_seen = 0;
-  ForEachRandomTavleiPosition(5, 60, [&](GameState* state,
-                                         const MoveList& moves) {
-    if (state->SideToMove() != 1 || !state->ImmediateWin().IsNull()) return;
-    bool exists = false;
-    for (const Move move : moves) {
-      exists |= move.from == PrinceSquare(*state) &&
-                EveryReplyLeaves(state, move, HasImmediateWin);
-    }
-    const Move threat = state->UnstoppableThreat();
-    ASSERT_EQ(!threat.IsNull(), exists) << state->PositionText();
-    if (exists) {
-      ++threats_seen;
-      ASSERT_TRUE(moves.contains(threat));
-      ASSERT_TRUE(EveryReplyLeaves(state, threat, HasImmediateWin))
-          << state->PositionText();
-    }
-  });
+  ForEachRandomTavleiPosition(
+      5, 60, [&](GameState* state, const MoveList& moves) {
+        if (state->SideToMove() != 1 || !state->ImmediateWin().IsNull()) return;
+        bool exists = false;
+        for (const Move move : moves) {
+          exists |= move.from == PrinceSquare(*state) &&
+                    EveryReplyLeaves(state, move, HasImmediateWin);
+        }
+        const Move threat = state->UnstoppableThreat();
+        ASSERT_EQ(!threat.IsNull(), exists) << state->PositionText();
+        if (exists) {
+          ++threats_seen;
+          ASSERT_TRUE(moves.contains(threat));
+          ASSERT_TRUE(EveryReplyLeaves(state, threat, HasImmediateWin))
+              << state->PositionText();
+        }
+      });
   EXPECT_GT(threats_seen, 50);
 }
 
@@ -693,24 +697,24 @@ TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
 TEST(TavleiResultTest, WinInFiveAgreesWithPlayingEveryReply) {
   int wins_seen = 0;
   int zugzwang_only = 0;
-  ForEachRandomTavleiPosition(7, 60, [&](GameState* state,
-                                         const MoveList& moves) {
-    if (state->SideToMove() != 1 || HasWinInOneOrThree(state)) return;
-    bool exists = false;
-    for (const Move move : moves) {
-      exists |= move.from == PrinceSquare(*state) &&
-                EveryReplyLeaves(state, move, HasWinInOneOrThree);
-    }
-    const Move win = state->WinInFive();
-    if (!win.IsNull()) {
-      ASSERT_TRUE(moves.contains(win));
-      ASSERT_TRUE(EveryReplyLeaves(state, win, HasWinInOneOrThree))
-          << state->PositionText();
-      ++wins_seen;
-    } else if (exists) {
-      ++zugzwang_only;
-    }
-  });
+  ForEachRandomTavleiPosition(
+      7, 60, [&](GameState* state, const MoveList& moves) {
+        if (state->SideToMove() != 1 || HasWinInOneOrThree(state)) return;
+        bool exists = false;
+        for (const Move move : moves) {
+          exists |= move.from == PrinceSquare(*state) &&
+                    EveryReplyLeaves(state, move, HasWinInOneOrThree);
+        }
+        const Move win = state->WinInFive();
+        if (!win.IsNull()) {
+          ASSERT_TRUE(moves.contains(win));
+          ASSERT_TRUE(EveryReplyLeaves(state, win, HasWinInOneOrThree))
+              << state->PositionText();
+          ++wins_seen;
+        } else if (exists) {
+          ++zugzwang_only;
+        }
+      });
   EXPECT_GT(wins_seen, 30);
   EXPECT_EQ(zugzwang_only, 0);
 }

@@ -20,9 +20,8 @@ std::string HolderPid(int fd) {
   char buffer[32] = {};
   const ssize_t n = pread(fd, buffer, sizeof(buffer) - 1, 0);
   int pid = 0;
-  if (n <= 0 ||
-      !absl::SimpleAtoi(absl::StripAsciiWhitespace(std::string(buffer, n)),
-                        &pid)) {
+  if (n <= 0 || !absl::SimpleAtoi(
+                    absl::StripAsciiWhitespace(std::string(buffer, n)), &pid)) {
     return "unknown";
   }
   return std::to_string(pid);

@@ -583,8 +583,7 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   const bool known =
       decisive.IsNull()
           ? lost_moves == slot->legal.size() && ExpandLost(node, state, slot)
-          : ExpandWon(node, state, decisive, decisive_child_plies,
-                      slot->legal);
+          : ExpandWon(node, state, decisive, decisive_child_plies, slot->legal);
   if (known) {
     undo();
     slot->known = slot->proven_now = true;

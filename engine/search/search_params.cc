@@ -55,8 +55,8 @@ const Row kRows[] = {
     {"avoid_immediate_losses", &SearchParams::avoid_immediate_losses, 1, 0, 1,
      "at expansion, a move after which the opponent can win at once is a "
      "proven loss with prior 0"},
-    {"avoid_unstoppable_threats", &SearchParams::avoid_unstoppable_threats,
-     1, 0, 1,
+    {"avoid_unstoppable_threats", &SearchParams::avoid_unstoppable_threats, 1,
+     0, 1,
      "with avoid_immediate_losses: also a move after which the opponent has "
      "a threat of an immediate win that no reply stops"},
     {"unstoppable_threats", &SearchParams::unstoppable_threats, 1, 0, 1,

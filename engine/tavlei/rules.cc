@@ -39,8 +39,7 @@ void BuildGeometry(Rules* rules) {
         rules->ray[sq][dir][length++] = static_cast<uint8_t>(r * w + f);
       }
       rules->ray_length[sq][dir] = static_cast<uint8_t>(length);
-      if (length > 0 &&
-          rules->is_corner[rules->ray[sq][dir][length - 1]]) {
+      if (length > 0 && rules->is_corner[rules->ray[sq][dir][length - 1]]) {
         rules->on_corner_line[sq] = true;
       }
     }
