@@ -8,25 +8,47 @@
 namespace volkhv::tavlei {
 namespace {
 
+// How far along `dir` the prince/king reaches an exit/refuge over empty
+// squares in one move (the index of the corner in rules.ray), or -1.
+int OpenCornerLine(const Rules& rules, const Position& p, int dir) {
+  const uint8_t* ray = rules.ray[p.king][dir].data();
+  const int steps =
+      std::min<int>(rules.ray_length[p.king][dir], rules.king_max_steps);
+  for (int i = 0; i < steps && p.board[ray[i]] == kEmpty; ++i) {
+    if (rules.is_corner[ray[i]]) return i;
+  }
+  return -1;
+}
+
+// The attacker that can move to the empty square `to` from direction `dir`
+// (as the move generator lets it: not over the throne in tavlei9), or -1.
+int AttackerReaching(const Rules& rules, const Position& p, int to, int dir) {
+  const uint8_t* ray = rules.ray[to][dir].data();
+  const int length = rules.ray_length[to][dir];
+  for (int i = 0; i < length; ++i) {
+    const int sq = ray[i];
+    if (p.board[sq] == kEmpty) {
+      if (sq == rules.throne && !rules.others_pass_empty_throne) return -1;
+      continue;
+    }
+    return p.board[sq] == kAttacker ? sq : -1;
+  }
+  return -1;
+}
+
 // The prince/king's first move onto an exit/refuge along an open line,
 // whoever is to move.
 Move EscapeMove(const Rules& rules, const Position& p) {
-  const int king = p.king;
   for (int dir = 0; dir < kNumDirections; ++dir) {
-    const uint8_t* ray = rules.ray[king][dir].data();
-    const int steps =
-        std::min<int>(rules.ray_length[king][dir], rules.king_max_steps);
-    for (int i = 0; i < steps && p.board[ray[i]] == kEmpty; ++i) {
-      if (rules.is_corner[ray[i]]) return MakeMove(king, ray[i], 1);
-    }
+    const int corner = OpenCornerLine(rules, p, dir);
+    if (corner >= 0) return MakeMove(p.king, rules.ray[p.king][dir][corner], 1);
   }
   return Move{};
 }
 
 // An attacker move onto a square next to the prince/king that captures him.
-// Each candidate is an attacker that reaches the square along an open line
-// (as the move generator lets it: not over the throne in tavlei9), played
-// out on a copy to apply the capture rules.
+// Each attacker reaching such a square is played out on a copy to apply the
+// capture rules.
 Move CaptureMove(const Rules& rules, const Position& p) {
   const int king = p.king;
   for (int side = 0; side < kNumDirections; ++side) {
@@ -36,23 +58,11 @@ Move CaptureMove(const Rules& rules, const Position& p) {
       continue;
     }
     for (int dir = 0; dir < kNumDirections; ++dir) {
-      const uint8_t* ray = rules.ray[to][dir].data();
-      const int length = rules.ray_length[to][dir];
-      for (int i = 0; i < length; ++i) {
-        const int sq = ray[i];
-        if (p.board[sq] == kEmpty) {
-          if (sq == rules.throne && !rules.others_pass_empty_throne) break;
-          continue;
-        }
-        if (p.board[sq] == kAttacker) {
-          Position after = p;
-          PlayMove(rules, &after, sq, to, nullptr);
-          if (after.status == Status::kKingCaptured) {
-            return MakeMove(sq, to, 1);
-          }
-        }
-        break;
-      }
+      const int from = AttackerReaching(rules, p, to, dir);
+      if (from < 0) continue;
+      Position after = p;
+      PlayMove(rules, &after, from, to, nullptr);
+      if (after.status == Status::kKingCaptured) return MakeMove(from, to, 1);
     }
   }
   return Move{};
@@ -66,36 +76,20 @@ Move CaptureMove(const Rules& rules, const Position& p) {
 // opens none: he cannot reach the other side of the prince along it.
 bool EscapeStoppable(const Rules& rules, const Position& p) {
   if (!CaptureMove(rules, p).IsNull()) return true;
-  const int king = p.king;
   int open_dir = -1;
   int open_length = 0;
   for (int dir = 0; dir < kNumDirections; ++dir) {
-    const uint8_t* ray = rules.ray[king][dir].data();
-    const int steps =
-        std::min<int>(rules.ray_length[king][dir], rules.king_max_steps);
-    for (int i = 0; i < steps && p.board[ray[i]] == kEmpty; ++i) {
-      if (!rules.is_corner[ray[i]]) continue;
-      if (open_dir >= 0) return false;  // two open lines
-      open_dir = dir;
-      open_length = i;
-    }
+    const int corner = OpenCornerLine(rules, p, dir);
+    if (corner < 0) continue;
+    if (open_dir >= 0) return false;  // two open lines
+    open_dir = dir;
+    open_length = corner;
   }
   if (open_dir < 0) return true;  // no escape to stop
-  const uint8_t* line = rules.ray[king][open_dir].data();
+  const uint8_t* line = rules.ray[p.king][open_dir].data();
   for (int i = 0; i < open_length; ++i) {
-    const int to = line[i];
     for (int dir = 0; dir < kNumDirections; ++dir) {
-      const uint8_t* ray = rules.ray[to][dir].data();
-      const int length = rules.ray_length[to][dir];
-      for (int k = 0; k < length; ++k) {
-        const int sq = ray[k];
-        if (p.board[sq] == kEmpty) {
-          if (sq == rules.throne && !rules.others_pass_empty_throne) break;
-          continue;
-        }
-        if (p.board[sq] == kAttacker) return true;
-        break;
-      }
+      if (AttackerReaching(rules, p, line[i], dir) >= 0) return true;
     }
   }
   return false;
