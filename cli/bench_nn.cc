@@ -17,7 +17,9 @@
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "nn/backend.h"
+#include "nn/bundled_net.h"
 #include "nn/eigen_backend.h"
 #include "nn/torch_backend.h"
 #include "nn/weights_file.h"
@@ -69,7 +71,9 @@ double SecondsSince(std::chrono::steady_clock::time_point start) {
 
 int BenchNn(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = {
-      {"net", "FILE", "", "network file (volkhv net init)"},
+      {"net", "FILE", "auto",
+       "network file, or auto (the bundled net of --game)"},
+      {"game", "NAME", "tavreli", "the game whose bundled net --net auto runs"},
       {"batch", "N,N,...", "1,8,32,128,256", "batch sizes"},
       {"backend", "NAME", "auto",
        "inference backend: eigen, torch, or auto (as the other commands "
@@ -94,7 +98,8 @@ int BenchNn(const std::vector<std::string>& args) {
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
   if (!cl.ok()) return Fail("bench nn", cl.status(), kExitUsage);
   if (cl->Flag("help")) {
-    std::cout << "usage: volkhv bench nn --net FILE [--batch 1,8,32,128,256] "
+    std::cout << "usage: volkhv bench nn [--net FILE|auto] [--game G] [--batch "
+                 "1,8,32,128,256] "
                  "[--backend auto|eigen|torch] [--device cpu|cuda] "
                  "[--threads N] [--seconds S]\n"
               << OptionsHelp(specs);
@@ -102,8 +107,20 @@ int BenchNn(const std::vector<std::string>& args) {
   }
   if (cl->Get("net").empty()) {
     return Fail("bench nn",
-                absl::InvalidArgumentError("option '--net' is required"),
+                absl::InvalidArgumentError("option '--net' must not be empty"),
                 kExitUsage);
+  }
+  std::string net = cl->Get("net");
+  if (net == nn::kAutoNet) {
+    if (absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(cl->Get("game"));
+        !game.ok()) {
+      return Fail("bench nn", game.status(), kExitUsage);
+    }
+    absl::StatusOr<std::string> bundled = nn::FindBundledNet(cl->Get("game"));
+    if (!bundled.ok()) {
+      return Fail("bench nn", bundled.status(), kExitInvalidInput);
+    }
+    net = *bundled;
   }
   const std::string& backend_name = cl->Get("backend");
   if (backend_name != "auto" && backend_name != "eigen" &&
@@ -140,8 +157,7 @@ int BenchNn(const std::vector<std::string>& args) {
   absl::StatusOr<double> seconds = ParseSeconds(cl->Get("seconds"));
   if (!seconds.ok()) return Fail("bench nn", seconds.status(), kExitUsage);
 
-  absl::StatusOr<nn::NetworkWeights> weights =
-      nn::ReadNetworkWeights(cl->Get("net"));
+  absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(net);
   if (!weights.ok()) {
     return Fail("bench nn", weights.status(), kExitInvalidInput);
   }
@@ -177,8 +193,8 @@ int BenchNn(const std::vector<std::string>& args) {
   const std::unique_ptr<nn::Backend> backend = *std::move(made);
   const double flops = static_cast<double>(nn::FlopsPerPosition(arch));
   std::cout << absl::StrFormat(
-      "net: %s: %s, %s; %d parameters, %.2f MFLOP per position\n",
-      cl->Get("net"), weights->header.game(), nn::ArchitectureSummary(arch),
+      "net: %s: %s, %s; %d parameters, %.2f MFLOP per position\n", net,
+      weights->header.game(), nn::ArchitectureSummary(arch),
       nn::ParameterCount(arch), flops / 1e6);
   if (runs_on == "eigen") {
     std::cout << absl::StrFormat(

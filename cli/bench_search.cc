@@ -1,6 +1,6 @@
 // `volkhv bench search`: MCTS playouts per second on one thread, and the
 // share of wall time spent inside the evaluator, with the uniform evaluator
-// (pure search overhead) or a network (--net FILE).
+// (pure search overhead, --net random) or a network (--net auto or FILE).
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -79,7 +79,7 @@ int BenchSearch(const std::vector<std::string>& args) {
   if (cl->Flag("help")) {
     std::cout << "usage: volkhv bench search [--game G] [--position P] "
                  "[--visits N | --seconds S] [--batch N] [--runs N] "
-                 "[--net FILE|random]\n"
+                 "[--net auto|FILE|random]\n"
               << OptionsHelp(specs);
     return kExitOk;
   }

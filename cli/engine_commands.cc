@@ -24,6 +24,7 @@
 #include "engine/protocol/score.h"
 #include "engine/protocol/uci_engine.h"
 #include "engine/search/search.h"
+#include "nn/bundled_net.h"
 
 namespace volkhv::cli {
 namespace {
@@ -200,9 +201,10 @@ int RunAnalysis(const std::vector<std::string>& args) {
   if (!visits.ok()) return Fail("analysis", visits.status(), kExitUsage);
   absl::StatusOr<uint64_t> seed = Seed(*cl);
   if (!seed.ok()) return Fail("analysis", seed.status(), kExitUsage);
-  if (settings->net != "random") {
+  if (settings->net != "random" && settings->net != nn::kAutoNet) {
     // Check the net now (with the default game) so that a bad file is a
-    // usage error rather than an error answer to every query.
+    // usage error rather than an error answer to every query. (`auto` is
+    // the net of each query's game: a missing one is that query's error.)
     absl::StatusOr<std::unique_ptr<Game>> game = MakeGame("tavreli");
     if (game.ok()) {
       absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =

@@ -1,9 +1,13 @@
 #include "cli/evaluator_setup.h"
 
 #include <algorithm>
+#include <iostream>
+#include <mutex>
+#include <set>
 
 #include "engine/game/strings.h"
 #include "nn/batching_evaluator.h"
+#include "nn/bundled_net.h"
 #include "nn/eigen_backend.h"
 #include "nn/torch_backend.h"
 #include "nn/weights_file.h"
@@ -58,8 +62,8 @@ std::vector<OptionSpec> EvaluatorOptionSpecs() {
   const EvaluatorSettings d;
   return {
       {"net", "FILE", d.net,
-       "network weights file, or 'random' (uniform "
-       "policy, value 0)"},
+       "network weights file, 'auto' (the game's bundled net from nets/ or "
+       "$VOLKHV_NETS) or 'random' (uniform policy, value 0)"},
       {"backend", "NAME", d.backend,
        "inference backend: eigen (CPU), torch (LibTorch, CPU or GPU) or "
        "auto (on the CPU eigen where it has AVX2 or AVX-512 kernels, else "
@@ -111,29 +115,62 @@ absl::StatusOr<EvaluatorSettings> EvaluatorSettingsFromCommandLine(
   return s;
 }
 
+namespace {
+
+// Says once per process and file which bundled net `--net auto` loaded.
+void AnnounceBundledNet(const std::string& path, const Game& game,
+                        const nn::NetworkWeights& weights) {
+  static std::mutex mutex;
+  static std::set<std::string> announced;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!announced.insert(path).second) return;
+  std::cerr << "volkhv: net auto: " << path << " (" << game.Info().name
+            << ", generation " << weights.header.provenance().generation()
+            << ")" << std::endl;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ResolveNet(const std::string& net,
+                                       const Game& game) {
+  if (net != nn::kAutoNet) return net;
+  return nn::FindBundledNet(game.Info().name);
+}
+
 absl::StatusOr<std::unique_ptr<nn::Evaluator>> MakeEvaluator(
     const EvaluatorSettings& settings, const Game& game) {
   if (settings.net == "random") {
     return std::unique_ptr<nn::Evaluator>(
         std::make_unique<nn::UniformEvaluator>());
   }
-  absl::StatusOr<nn::NetworkWeights> weights =
-      nn::ReadNetworkWeights(settings.net);
-  if (!weights.ok()) return weights.status();
+  const bool bundled = settings.net == nn::kAutoNet;
+  absl::StatusOr<std::string> path = ResolveNet(settings.net, game);
+  if (!path.ok()) return path.status();
+  // Errors about a bundled net say how to go on without it.
+  auto fail = [&](const absl::Status& status) {
+    return absl::Status(
+        status.code(),
+        bundled ? Cat(status.message(), " (the bundled ", game.Info().name,
+                      " net; --net random plays without one)")
+                : std::string(status.message()));
+  };
+  absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(*path);
+  if (!weights.ok()) return fail(weights.status());
   absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
       nn::MakeEncoder(game.Info(), nn::EncoderOptionsOf(*weights));
-  if (!encoder.ok()) return encoder.status();
+  if (!encoder.ok()) return fail(encoder.status());
   if (absl::Status fits =
           nn::CheckNetworkFits(*weights, game.Info().name, **encoder);
       !fits.ok()) {
-    return absl::InvalidArgumentError(Cat(settings.net, ": ", fits.message()));
+    return fail(absl::InvalidArgumentError(Cat(*path, ": ", fits.message())));
   }
   absl::StatusOr<std::unique_ptr<nn::Backend>> backend =
       MakeBackend(settings, *weights);
   if (!backend.ok()) {
-    return absl::Status(backend.status().code(),
-                        Cat(settings.net, ": ", backend.status().message()));
+    return fail(absl::Status(backend.status().code(),
+                             Cat(*path, ": ", backend.status().message())));
   }
+  if (bundled) AnnounceBundledNet(*path, game, *weights);
   return std::unique_ptr<nn::Evaluator>(std::make_unique<nn::BatchingEvaluator>(
       *std::move(backend), *std::move(encoder),
       nn::BatchingOptions{settings.max_batch, settings.max_wait_us,

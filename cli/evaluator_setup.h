@@ -20,7 +20,9 @@ namespace volkhv::cli {
 std::vector<OptionSpec> EvaluatorOptionSpecs();
 
 struct EvaluatorSettings {
-  std::string net = "random";  // a weights file, or "random"
+  // A weights file, "auto" (the game's bundled net, nn/bundled_net.h) or
+  // "random" (uniform priors, value 0).
+  std::string net = "auto";
   std::string backend = "auto";
   std::string device = "cpu";
   int threads = 0;  // 0: one per core
@@ -44,10 +46,19 @@ std::string AutoCpuBackend(const std::string& eigen_kernel = "auto");
 absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
     const EvaluatorSettings& settings, const nn::NetworkWeights& weights);
 
-// `random`: uniform priors, value 0 (nn::UniformEvaluator). A file: the net
-// is read and checked against the game, then served by its backend behind a
-// batching evaluator with an NN cache. The result is thread-safe (shared by
-// every search of the process). Errors name the file and what is wrong.
+// The file a net name stands for in `game`: `auto` is the game's bundled net
+// (nn::FindBundledNet; NotFound names the paths tried), anything else is
+// returned unchanged ("random" too).
+absl::StatusOr<std::string> ResolveNet(const std::string& net,
+                                       const Game& game);
+
+// `random`: uniform priors, value 0 (nn::UniformEvaluator). A file (or
+// `auto`, resolved by ResolveNet): the net is read and checked against the
+// game, then served by its backend behind a batching evaluator with an NN
+// cache. The first time a process loads a bundled net it says which file on
+// stderr. The result is thread-safe (shared by every search of the
+// process). Errors name the file and what is wrong; for a bundled net they
+// add that `--net random` plays without one.
 absl::StatusOr<std::unique_ptr<nn::Evaluator>> MakeEvaluator(
     const EvaluatorSettings& settings, const Game& game);
 

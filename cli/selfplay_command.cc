@@ -247,8 +247,9 @@ int RunSelfplay(const std::vector<std::string>& args) {
     }
     output.net_generation = *generation;
   } else if (settings->net != "random") {
-    absl::StatusOr<nn::NetworkWeights> weights =
-        nn::ReadNetworkWeights(settings->net);
+    absl::StatusOr<std::string> path = ResolveNet(settings->net, **game);
+    if (!path.ok()) return Fail("selfplay", path.status(), kExitInvalidInput);
+    absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(*path);
     if (!weights.ok()) {
       return Fail("selfplay", weights.status(), kExitInvalidInput);
     }

@@ -121,20 +121,21 @@ class MctsFactory final : public PlayerFactory {
   search::SearchLimits limits_;
 };
 
+// net=random is the uniform evaluator; any other value (a file, or "auto",
+// the default: the game's bundled net) goes through `load_net`.
 absl::StatusOr<std::shared_ptr<nn::Evaluator>> LoadNet(
     std::string_view kind, const Options& options, const NetLoader& load_net) {
+  std::string net = "auto";
   for (const auto& [key, value] : options) {
-    if (key != "net") continue;
-    if (value == "random") return std::make_shared<nn::UniformEvaluator>();
-    if (!load_net) {
-      return absl::InvalidArgumentError(
-          Cat("player ", kind, ": cannot load networks here (net=", value,
-              "); use net=random"));
-    }
-    return load_net(value);
+    if (key == "net") net = value;
   }
-  return absl::InvalidArgumentError(
-      Cat("player ", kind, ": net=FILE or net=random is required"));
+  if (net == "random") return std::make_shared<nn::UniformEvaluator>();
+  if (!load_net) {
+    return absl::InvalidArgumentError(
+        Cat("player ", kind, ": cannot load networks here (net=", net,
+            "); use net=random"));
+  }
+  return load_net(net);
 }
 
 }  // namespace
@@ -145,10 +146,11 @@ std::string PlayerSpecHelp() {
          "plies\n"
          "  alphabeta:movetime=MS       ... or for MS milliseconds per move\n"
          "      (also nodes=N, hash=MB (16), qdepth=N quiescence plies (8))\n"
-         "  policy:net=FILE|random      the net's policy without search\n"
+         "  policy:net=FILE|auto|random the net's policy without search\n"
          "      (temp=T: sample prior^(1/T); default 0 = most likely move)\n"
-         "  mcts:net=FILE|random,visits=N   MCTS with the net, N root "
+         "  mcts:net=FILE|auto|random,visits=N   MCTS with the net, N root "
          "visits\n"
+         "      (net=auto, the default: the game's bundled net)\n"
          "      (also nodes=N playouts, movetime=MS, and any search "
          "parameter,\n"
          "       e.g. cpuct_init=2.0)\n"

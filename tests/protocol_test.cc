@@ -658,7 +658,8 @@ TEST(EnginePipeTest, ScriptFromAFile) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
   // End of input: the limited search finishes and its bestmove is written.
   RunResult r = RunWithInput(
-      "engine", "uci\nisready\nposition startpos moves e2-e4\ngo nodes 200\n");
+      "engine --net random",
+      "uci\nisready\nposition startpos moves e2-e4\ngo nodes 200\n");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   std::vector<std::string> lines = Lines(r.out);
   EXPECT_EQ(CountPrefix(lines, "uciok"), 1);
@@ -667,7 +668,8 @@ TEST(EnginePipeTest, ScriptFromAFile) {
   // The binary caps the tree (--ram-mb 2048 by default) and says how full.
   EXPECT_NE(r.out.find(" hashfull "), std::string::npos) << r.out;
   // quit stops a search at once but still answers a legal move.
-  r = RunWithInput("engine", "position startpos\ngo infinite\nquit\n");
+  r = RunWithInput("engine --net random",
+                   "position startpos\ngo infinite\nquit\n");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   lines = Lines(r.out);
   ASSERT_FALSE(lines.empty());
@@ -915,20 +917,22 @@ TEST(PlayTest, ScriptedSessionThroughStdin) {
 TEST(PlayTest, PlaysToTheEndAndTheEngineCanMoveFirst) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
   RunResult r = RunWithInput(
-      Cat("play --position '", kRookMateInOne, "' --visits 100"), "h1-h8\n");
+      Cat("play --net random --position '", kRookMateInOne, "' --visits 100"),
+      "h1-h8\n");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("Result: white wins (checkmate)"), std::string::npos)
       << r.out;
   // The engine plays the mate when it is its move.
-  r = RunWithInput(
-      Cat("play --side second --position '", kRookMateInOne, "' --visits 5000"),
-      "");
+  r = RunWithInput(Cat("play --net random --side second --position '",
+                       kRookMateInOne, "' --visits 5000"),
+                   "");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("Volkhv plays h1-h8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mate in 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Result: white wins (checkmate)"), std::string::npos);
   // Tavlei: the engine (attackers) moves first, the input ends.
-  r = RunWithInput("play --game tavlei9 --side second --visits 100", "");
+  r = RunWithInput(
+      "play --net random --game tavlei9 --side second --visits 100", "");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("Volkhv plays "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("defenders to move> "), std::string::npos) << r.out;
@@ -940,7 +944,7 @@ TEST(PlayTest, PlaysToTheEndAndTheEngineCanMoveFirst) {
 TEST(AnalyzeTest, EveryPositionOfARecordedGame) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
   const RunResult r = RunWithInput(
-      Cat("analyze --game-file " VOLKHV_TEST_DATA_DIR
+      Cat("analyze --net random --game-file " VOLKHV_TEST_DATA_DIR
           "/tavreli-published-games.txt --game-index 4 --visits 100 --top 3"),
       "");
   EXPECT_EQ(r.exit_code, 0) << r.out;
@@ -959,9 +963,9 @@ TEST(AnalyzeTest, EveryPositionOfARecordedGame) {
 
 TEST(AnalyzeTest, APositionAndBadArguments) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
-  RunResult r = RunWithInput(
-      Cat("analyze --position '", kRookMateInOne, "' --visits 5000 --top 2"),
-      "");
+  RunResult r = RunWithInput(Cat("analyze --net random --position '",
+                                 kRookMateInOne, "' --visits 5000 --top 2"),
+                             "");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("proven win in 1 plies"), std::string::npos) << r.out;
   bool found = false;
@@ -973,17 +977,19 @@ TEST(AnalyzeTest, APositionAndBadArguments) {
     }
   }
   EXPECT_TRUE(found) << r.out;
-  r = RunWithInput("analyze --game-file /nonexistent/file.txt", "");
+  r = RunWithInput("analyze --net random --game-file /nonexistent/file.txt",
+                   "");
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  r = RunWithInput(Cat("analyze --game-file " VOLKHV_TEST_DATA_DIR
+  r = RunWithInput(Cat("analyze --net random --game-file " VOLKHV_TEST_DATA_DIR
                        "/tavreli-published-games.txt --game-index 1000"),
                    "");
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  r = RunWithInput(Cat("analyze --moves e2-e4 --game-file " VOLKHV_TEST_DATA_DIR
-                       "/tavreli-published-games.txt"),
-                   "");
+  r = RunWithInput(
+      Cat("analyze --net random --moves e2-e4 --game-file " VOLKHV_TEST_DATA_DIR
+          "/tavreli-published-games.txt"),
+      "");
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  r = RunWithInput("analyze --moves 'e2-e4 e2-e4'", "");
+  r = RunWithInput("analyze --net random --moves 'e2-e4 e2-e4'", "");
   EXPECT_EQ(r.exit_code, 1) << r.out;
 }
 

@@ -1118,7 +1118,8 @@ TEST(BenchSearchTest, ReportsPlayoutsAndEvaluatorShare) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   };
   std::string out;
-  EXPECT_EQ(run("--visits 3000 --batch 8 --runs 2", &out), 0) << out;
+  EXPECT_EQ(run("--net random --visits 3000 --batch 8 --runs 2", &out), 0)
+      << out;
   EXPECT_NE(out.find("run 1: 3000 playouts in"), std::string::npos) << out;
   EXPECT_NE(out.find("run 2: 3000 playouts in"), std::string::npos) << out;
   EXPECT_NE(out.find("uniform evaluator, minibatch 8, 1 thread: median"),
@@ -1126,7 +1127,7 @@ TEST(BenchSearchTest, ReportsPlayoutsAndEvaluatorShare) {
       << out;
   EXPECT_NE(out.find("% of wall time"), std::string::npos) << out;
   out.clear();
-  EXPECT_EQ(run("--game tavlei9 --visits 500", &out), 0) << out;
+  EXPECT_EQ(run("--net random --game tavlei9 --visits 500", &out), 0) << out;
   EXPECT_NE(out.find("tavlei9 start position"), std::string::npos) << out;
   out.clear();
   EXPECT_EQ(run("--batch 0", &out), 2);

@@ -289,7 +289,7 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
   }
   if (key == "net") {
     if (value.empty()) {
-      bad_value("expected 'random' or a weights file");
+      bad_value("expected 'auto', 'random' or a weights file");
       return;
     }
     if (value == options_.net) return;

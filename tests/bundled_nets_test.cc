@@ -1,0 +1,171 @@
+// `--net auto` (nn/bundled_net.h, cli/evaluator_setup.h) and the trained nets
+// that ship in nets/: they load, fit their game, and play far better than a
+// random mover. The strength checks guard against a broken or swapped net,
+// not against noise: each is a fixed-seed match played one game at a time
+// (so the same on every run of one build), with margins a working net clears
+// by far.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "nn/bundled_net.h"
+#include "tests/test_toolkit.h"
+
+namespace volkhv {
+namespace {
+
+using ::volkhv::testing::RunResult;
+using ::volkhv::testing::ScopedTempDir;
+using ::volkhv::testing::Volkhv;
+
+constexpr const char* kGames[] = {"tavreli", "tavlei9", "tavlei11"};
+
+std::string SourceNets() { return std::string(VOLKHV_SOURCE_DIR) + "/nets"; }
+
+int Lines(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// A generation-0 net of `game` at `path` (the small CPU net config).
+void InitNet(const std::string& game, const std::string& path) {
+  const RunResult r =
+      Volkhv("net init --game " + game + " --config " + VOLKHV_SOURCE_DIR +
+             "/configs/net-cpu.textproto --out " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+TEST(BundledNetTest, VolkhvNetsAloneWhenSetElseBuildInstallAndSource) {
+  EXPECT_EQ(nn::BundledNetDirs(std::string("/my/nets"), "/x/build", "/src"),
+            std::vector<std::string>{"/my/nets"});
+  EXPECT_EQ(
+      nn::BundledNetDirs(std::nullopt, "/x/build", "/src"),
+      (std::vector<std::string>{"/x/build/../nets",
+                                "/x/build/../share/volkhv/nets", "/src/nets"}));
+  EXPECT_EQ(nn::BundledNetDirs(std::nullopt, "", ""),
+            std::vector<std::string>{});
+}
+
+TEST(BundledNetTest, FindsTheFirstFolderHoldingTheGamesNet) {
+  ScopedTempDir first, second;
+  testing::WriteFile(second.File("tavlei9.net"), "x");
+  testing::WriteFile(first.File("tavreli.net"), "x");
+  const std::vector<std::string> dirs = {first.path(), second.path()};
+  EXPECT_EQ(*nn::FindBundledNet("tavreli", dirs), first.File("tavreli.net"));
+  EXPECT_EQ(*nn::FindBundledNet("tavlei9", dirs), second.File("tavlei9.net"));
+  const absl::StatusOr<std::string> missing =
+      nn::FindBundledNet("tavlei11", dirs);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), absl::StatusCode::kNotFound);
+  const std::string message(missing.status().message());
+  EXPECT_NE(message.find(first.File("tavlei11.net")), std::string::npos);
+  EXPECT_NE(message.find(second.File("tavlei11.net")), std::string::npos);
+  EXPECT_NE(message.find("--net random"), std::string::npos);
+}
+
+TEST(BundledNetCliTest, AutoLoadsTheNetOfVolkhvNetsAndSaysWhich) {
+  ScopedTempDir nets;
+  InitNet("tavreli", nets.File("tavreli.net"));
+  const RunResult r =
+      Volkhv("analyze --visits 8", "VOLKHV_NETS=" + nets.path());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "volkhv: net auto: " + nets.File("tavreli.net") +
+                       " (tavreli, generation 0)\n");
+  EXPECT_NE(r.out.find("root: 8 visits"), std::string::npos) << r.out;
+}
+
+TEST(BundledNetCliTest, MissingNetIsOneLineNamingThePathAndTheWayOn) {
+  ScopedTempDir nets;
+  for (const std::string command :
+       {"analyze --visits 8", "play --visits 8",
+        "match --player mcts:visits=8 --player random --games 2"}) {
+    const RunResult r = Volkhv(command, "VOLKHV_NETS=" + nets.path());
+    EXPECT_EQ(r.exit_code, 1) << command << "\n" << r.err;
+    EXPECT_EQ(Lines(r.err), 1) << command << "\n" << r.err;
+    EXPECT_NE(r.err.find(nets.File("tavreli.net")), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--net random"), std::string::npos) << r.err;
+  }
+}
+
+TEST(BundledNetCliTest, DamagedNetIsOneLineNamingThePathAndTheWayOn) {
+  ScopedTempDir nets;
+  InitNet("tavreli", nets.File("good.net"));
+  std::string bytes = testing::Slurp(nets.File("good.net"));
+  bytes[bytes.size() / 2] ^= 0x5a;
+  testing::WriteFile(nets.File("tavreli.net"), bytes);
+  const RunResult r =
+      Volkhv("analyze --visits 8", "VOLKHV_NETS=" + nets.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(Lines(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find(nets.File("tavreli.net")), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--net random"), std::string::npos) << r.err;
+}
+
+TEST(BundledNetCliTest, NetOfAnotherGameIsRefusedNamingBoth) {
+  ScopedTempDir nets;
+  InitNet("tavlei9", nets.File("tavreli.net"));
+  const RunResult r =
+      Volkhv("analyze --visits 8", "VOLKHV_NETS=" + nets.path());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("net is for game tavlei9, not tavreli"),
+            std::string::npos)
+      << r.err;
+  const RunResult file =
+      Volkhv("analyze --visits 8 --net " + nets.File("tavreli.net"));
+  EXPECT_EQ(file.exit_code, 1) << file.err;
+  EXPECT_NE(file.err.find("net is for game tavlei9, not tavreli"),
+            std::string::npos)
+      << file.err;
+}
+
+TEST(BundledNetCliTest, RandomNeedsNoNet) {
+  ScopedTempDir nets;
+  const RunResult r =
+      Volkhv("analyze --visits 8 --net random", "VOLKHV_NETS=" + nets.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
+  ScopedTempDir dir;
+  InitNet("tavlei9", dir.File("gen0.net"));
+  const std::string command =
+      std::string("bash ") + VOLKHV_SOURCE_DIR +
+      "/scripts/strength-ladder.sh tavlei9 " + dir.File("gen0.net") +
+      " --rungs random,ab1 --games 2 --visits 4 --out " +
+      dir.File("ladder.md") + " --binary " + VOLKHV_BINARY + " >" +
+      dir.File("stdout.txt") + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0)
+      << testing::Slurp(dir.File("stdout.txt"));
+  const std::string table = testing::Slurp(dir.File("ladder.md"));
+  EXPECT_NE(table.find("| opponent | time control | games | W/D/L (net) |"),
+            std::string::npos)
+      << table;
+  // Two games per rung: "| random | 4 visits vs random | 2 | W/D/L | ...".
+  for (const std::string row : {"| random | 4 visits vs random | 2 | ",
+                                "| alphabeta:depth=1 | 4 visits vs depth 1 "
+                                "| 2 | "}) {
+    const size_t at = table.find(row);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << table;
+    int wins = -1, draws = -1, losses = -1;
+    ASSERT_EQ(std::sscanf(table.c_str() + at + row.size(), "%d/%d/%d", &wins,
+                          &draws, &losses),
+              3)
+        << table;
+    EXPECT_EQ(wins + draws + losses, 2) << table;
+  }
+  // Bad input: one line naming the problem, exit 2.
+  const std::string bad = std::string("bash ") + VOLKHV_SOURCE_DIR +
+                          "/scripts/strength-ladder.sh chess x >" +
+                          dir.File("bad.txt") + " 2>&1";
+  const int status = std::system(bad.c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_EQ(testing::Slurp(dir.File("bad.txt")),
+            "strength-ladder: unknown game 'chess' (known: tavreli, "
+            "tavlei9, tavlei11)\n");
+}
+
+}  // namespace
+}  // namespace volkhv

@@ -1,0 +1,79 @@
+// Shared helpers of the test suites: running the `volkhv` binary and
+// temporary folders that remove themselves.
+#ifndef VOLKHV_TESTS_TEST_TOOLKIT_H_
+#define VOLKHV_TESTS_TEST_TOOLKIT_H_
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace volkhv::testing {
+
+inline std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+inline void WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary) << content;
+}
+
+// A fresh folder under the test temporary directory, removed with its
+// contents when the object goes. Unique per process and object (ctest runs
+// test cases in parallel processes).
+class ScopedTempDir {
+ public:
+  ScopedTempDir() {
+    static std::atomic<int> counter{0};
+    std::string base = ::testing::TempDir();
+    while (base.size() > 1 && base.back() == '/') base.pop_back();
+    path_ = base + "/volkhv_test_" + std::to_string(getpid()) + "_" +
+            std::to_string(counter++);
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScopedTempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScopedTempDir(const ScopedTempDir&) = delete;
+  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string File(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct RunResult {
+  int exit_code;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `<env> volkhv <args>` through the shell with stdin from /dev/null;
+// `args` and `env` (e.g. "VOLKHV_NETS=/tmp/x", "env -u VOLKHV_NETS") must be
+// shell-quoted. Needs VOLKHV_BINARY (tests/CMakeLists.txt defines it).
+inline RunResult Volkhv(const std::string& args, const std::string& env = "") {
+  ScopedTempDir dir;
+  const std::string out = dir.File("out.txt");
+  const std::string err = dir.File("err.txt");
+  const std::string command = env + (env.empty() ? "" : " ") +
+                              std::string(VOLKHV_BINARY) + " " + args + " >" +
+                              out + " 2>" + err + " </dev/null";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+}
+
+}  // namespace volkhv::testing
+
+#endif  // VOLKHV_TESTS_TEST_TOOLKIT_H_
