@@ -1,7 +1,9 @@
 #include "cli/args.h"
 
 #include <charconv>
+#include <cmath>
 
+#include "absl/strings/numbers.h"
 #include "engine/game/strings.h"
 
 namespace volkhv::cli {
@@ -71,6 +73,19 @@ absl::StatusOr<int> CommandLine::GetInt(const std::string& name, int min,
       value < min || value > max) {
     return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
                                           "' is not an integer in [", min, ", ",
+                                          max, "]"));
+  }
+  return value;
+}
+
+absl::StatusOr<double> CommandLine::GetDouble(const std::string& name,
+                                              double min, double max) const {
+  const std::string& text = Get(name);
+  double value = 0;
+  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value) || value < min ||
+      value > max) {
+    return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
+                                          "' is not a number in [", min, ", ",
                                           max, "]"));
   }
   return value;

@@ -32,6 +32,9 @@ class CommandLine {
   bool Flag(const std::string& name) const { return Given(name); }
   // Errors name the option.
   absl::StatusOr<int> GetInt(const std::string& name, int min, int max) const;
+  // A finite number in [min, max]. Errors name the option.
+  absl::StatusOr<double> GetDouble(const std::string& name, double min,
+                                   double max) const;
   // A non-negative 64-bit integer (seeds). Errors name the option.
   absl::StatusOr<uint64_t> GetUint64(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }

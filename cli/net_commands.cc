@@ -1,5 +1,5 @@
-// `volkhv net init|describe`: write a randomly initialised network file, and
-// print what a network file holds.
+// `volkhv net init|describe|bundle`: write a randomly initialised network
+// file, print what a network file holds, release a net from a loop run.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -13,13 +13,16 @@
 #include "nn/encoder.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
+#include "training/net_release.h"
 
 namespace volkhv::cli {
 namespace {
 
 constexpr char kUsage[] =
     "usage: volkhv net init --game G --config FILE --out FILE [--seed N]\n"
-    "       volkhv net describe FILE [--all-tensors]\n";
+    "       volkhv net describe FILE [--all-tensors] [--config]\n"
+    "       volkhv net bundle --run DIR --out FILE [--generation N] "
+    "[--config-name NAME] [--commit SHA] [--cpu-hours H] [--note TEXT]\n";
 
 std::string HumanBytes(double bytes) {
   if (bytes >= 1048576) return absl::StrFormat("%.1f MiB", bytes / 1048576);
@@ -110,6 +113,7 @@ std::string Compatibility(const nn::NetworkWeights& weights) {
 int NetDescribe(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = {
       {"all-tensors", "", "", "list every tensor (default: blocks.0 only)"},
+      {"config", "", "", "print the loop config the net was trained with"},
       {"help", "", "", "print this help"},
   };
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 1);
@@ -168,6 +172,15 @@ int NetDescribe(const std::vector<std::string>& args) {
   if (!p.note().empty()) {
     std::cout << absl::StrFormat("%-14s%s\n", "note:", p.note());
   }
+  if (p.has_config()) {
+    std::cout << absl::StrFormat(
+        "%-14s%s; %d self-play games; %.2f loop hours%s%s\n",
+        "trained by:", p.config(), p.selfplay_games(), p.loop_hours(),
+        p.has_cpu_hours() ? absl::StrFormat("; %.2f CPU hours", p.cpu_hours())
+                          : std::string(),
+        p.has_source_commit() ? Cat("; commit ", p.source_commit())
+                              : std::string());
+  }
   std::cout << absl::StrFormat("%-14s%s\n",
                                "this build:", Compatibility(*weights));
   std::cout << absl::StrFormat("%-14s%d, %d floats (%s)\n",
@@ -188,6 +201,65 @@ int NetDescribe(const std::vector<std::string>& args) {
         "  blocks.1 .. blocks.%d: as blocks.0 (--all-tensors lists them)\n",
         a.blocks() - 1);
   }
+  if (cl->Flag("config")) {
+    std::cout << "loop config:\n"
+              << (p.has_config_text() ? p.config_text() : "(none recorded)\n");
+  }
+  return kExitOk;
+}
+
+int NetBundle(const std::vector<std::string>& args) {
+  const std::vector<OptionSpec> specs = {
+      {"run", "DIR", "", "the `volkhv loop` run directory"},
+      {"out", "FILE", "", "where to write the net (e.g. nets/tavreli.net)"},
+      {"generation", "N", "", "the generation (default: the last finished)"},
+      {"config-name", "NAME", "",
+       "the config's name in the provenance (default: RUN/config.textproto)"},
+      {"commit", "SHA", "", "the source commit that trained the run"},
+      {"cpu-hours", "H", "", "the CPU time the run took, in hours"},
+      {"note", "TEXT", "", "a note for the provenance"},
+      {"help", "", "", "print this help"},
+  };
+  absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
+  if (!cl.ok()) return Fail("net bundle", cl.status(), kExitUsage);
+  if (cl->Flag("help")) {
+    std::cout << kUsage << OptionsHelp(specs);
+    return kExitOk;
+  }
+  for (const char* required : {"run", "out"}) {
+    if (cl->Get(required).empty()) {
+      return Fail("net bundle",
+                  absl::InvalidArgumentError(
+                      Cat("option '--", required, "' is required")),
+                  kExitUsage);
+    }
+  }
+  training::ReleaseOptions options;
+  options.run_dir = cl->Get("run");
+  if (cl->Given("generation")) {
+    absl::StatusOr<int> g = cl->GetInt("generation", 1, 1'000'000'000);
+    if (!g.ok()) return Fail("net bundle", g.status(), kExitUsage);
+    options.generation = *g;
+  }
+  if (cl->Given("cpu-hours")) {
+    absl::StatusOr<double> h = cl->GetDouble("cpu-hours", 0, 1e9);
+    if (!h.ok()) return Fail("net bundle", h.status(), kExitUsage);
+    options.cpu_hours = *h;
+  }
+  options.config_name = cl->Get("config-name");
+  options.source_commit = cl->Get("commit");
+  options.note = cl->Get("note");
+  absl::StatusOr<nn::NetworkWeights> weights = training::ReleaseNet(options);
+  if (!weights.ok()) {
+    return Fail("net bundle", weights.status(), kExitInvalidInput);
+  }
+  if (absl::Status written = nn::WriteNetworkWeights(*weights, cl->Get("out"));
+      !written.ok()) {
+    return Fail("net bundle", written, kExitInvalidInput);
+  }
+  std::cout << "wrote " << cl->Get("out") << ": " << weights->header.game()
+            << " generation " << weights->header.provenance().generation()
+            << "\n";
   return kExitOk;
 }
 
@@ -201,9 +273,10 @@ int RunNet(const std::vector<std::string>& args) {
   const std::vector<std::string> rest(args.begin() + 1, args.end());
   if (args[0] == "init") return NetInit(rest);
   if (args[0] == "describe") return NetDescribe(rest);
+  if (args[0] == "bundle") return NetBundle(rest);
   return Fail("net",
               absl::InvalidArgumentError("unknown subcommand '" + args[0] +
-                                         "' (known: init, describe)"),
+                                         "' (known: init, describe, bundle)"),
               kExitUsage);
 }
 

@@ -2,6 +2,7 @@
 add_library(volkhv_loop STATIC
   training/loop.cc
   training/loop_report.cc
+  training/net_release.cc
   training/run_lock.cc
 )
 target_link_libraries(volkhv_loop PUBLIC volkhv_training volkhv_selfplay

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The strength ladder of a net: MCTS with the net against the random mover,
+# alpha-beta at depths 1, 2 and 3, and alpha-beta at the same wall time per
+# move, each rung a `volkhv match` in colour-swapped pairs from random
+# openings. Prints a Markdown table (W/D/L, score, Elo with its 95 %
+# interval, games, time control) and writes it to --out when given.
+#
+#   scripts/strength-ladder.sh GAME NET [options]
+#
+# GAME: tavreli, tavlei9 or tavlei11. NET: a weights file, or auto (the
+# bundled net, nets/GAME.net).
+set -euo pipefail
+
+usage() {
+  cat <<'EOF'
+usage: scripts/strength-ladder.sh GAME NET [options]
+  --visits N        MCTS visits per move of the net's player (default 800)
+  --games N         games per rung, in pairs (default 100)
+  --movetime MS     time per move of the equal-time rung, both players (default 1000)
+  --rungs LIST      comma-separated, from: random,ab1,ab2,ab3,time (default: all)
+  --concurrency N   games at once on the fixed-depth rungs (default 2;
+                    the equal-time rung always plays one game at a time)
+  --random-plies K  random opening plies per pair (default 6)
+  --seed S          seed of the openings and players (default 1)
+  --prince-max-steps N   Tavlei option (default 0 = unlimited)
+  --out FILE        also write the table to FILE
+  --pgn-dir DIR     write each rung's games to DIR/<rung>.pgn
+  --binary PATH     the volkhv binary (default: build/volkhv of this tree)
+EOF
+}
+
+die() {
+  echo "strength-ladder: $*" >&2
+  exit 2
+}
+
+[ $# -ge 1 ] && { [ "$1" = "--help" ] || [ "$1" = "-h" ]; } && { usage; exit 0; }
+[ $# -ge 2 ] || { usage >&2; exit 2; }
+game=$1
+net=$2
+shift 2
+case "$game" in
+  tavreli | tavlei9 | tavlei11) ;;
+  *) die "unknown game '$game' (known: tavreli, tavlei9, tavlei11)" ;;
+esac
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+visits=800 games=100 movetime=1000 rungs=random,ab1,ab2,ab3,time
+concurrency=2 random_plies=6 seed=1 prince=0 out="" pgn_dir=""
+binary="$root/build/volkhv"
+while [ $# -gt 0 ]; do
+  [ $# -ge 2 ] || die "option '$1' needs a value"
+  case "$1" in
+    --visits) visits=$2 ;;
+    --games) games=$2 ;;
+    --movetime) movetime=$2 ;;
+    --rungs) rungs=$2 ;;
+    --concurrency) concurrency=$2 ;;
+    --random-plies) random_plies=$2 ;;
+    --seed) seed=$2 ;;
+    --prince-max-steps) prince=$2 ;;
+    --out) out=$2 ;;
+    --pgn-dir) pgn_dir=$2 ;;
+    --binary) binary=$2 ;;
+    *) die "unknown option '$1' (see --help)" ;;
+  esac
+  shift 2
+done
+for pair in "visits:$visits" "games:$games" "movetime:$movetime" \
+  "concurrency:$concurrency" "random-plies:$random_plies" "seed:$seed" \
+  "prince-max-steps:$prince"; do
+  [[ "${pair#*:}" =~ ^[0-9]+$ ]] || die "option '--${pair%%:*}': '${pair#*:}' is not a non-negative integer"
+done
+[ -x "$binary" ] || die "$binary is not an executable (build first: bash scripts/build.sh)"
+[ -n "$pgn_dir" ] && mkdir -p "$pgn_dir"
+
+label="net"
+rows=()
+ran_any=0
+IFS=',' read -r -a rung_list <<<"$rungs"
+for rung in "${rung_list[@]}"; do
+  conc=$concurrency
+  case "$rung" in
+    random) me="mcts:net=$net,visits=$visits" opp="random" tc="$visits visits vs random" ;;
+    ab1 | ab2 | ab3)
+      depth=${rung#ab}
+      me="mcts:net=$net,visits=$visits" opp="alphabeta:depth=$depth"
+      tc="$visits visits vs depth $depth" ;;
+    time)
+      me="mcts:net=$net,movetime=$movetime" opp="alphabeta:movetime=$movetime"
+      tc="$movetime ms per move, both"
+      conc=1 ;;
+    *) die "unknown rung '$rung' (known: random, ab1, ab2, ab3, time)" ;;
+  esac
+  args=(match --game "$game" --player "$me,name=$label" --player "$opp"
+    --games "$games" --random-plies "$random_plies" --concurrency "$conc"
+    --seed "$seed" --quiet)
+  [ "$prince" != 0 ] && args+=(--prince-max-steps "$prince")
+  [ -n "$pgn_dir" ] && args+=(--pgn-out "$pgn_dir/$rung.pgn")
+  echo "strength-ladder: $game $rung: volkhv ${args[*]}" >&2
+  start=$(date +%s)
+  if ! result=$("$binary" "${args[@]}"); then
+    die "rung $rung: volkhv match failed"
+  fi
+  seconds=$(($(date +%s) - start))
+  # "  W/D/L 91/5/4 for net, score 0.935" and the Elo line after it.
+  wdl=$(sed -n 's|^  W/D/L \([0-9]*/[0-9]*/[0-9]*\) for .*|\1|p' <<<"$result" | head -n 1)
+  score=$(sed -n 's|^  W/D/L .*, score \([0-9.]*\)$|\1|p' <<<"$result" | head -n 1)
+  elo=$(sed -n 's|^  \(Elo [^:(]*\).*|\1|p' <<<"$result" | head -n 1)
+  interval=$(sed -n 's|^  Elo .*(95 %: \([^)]*\)).*|\1|p' <<<"$result" | head -n 1)
+  played=$(sed -n 's|^\([0-9]*\) games in .*|\1|p' <<<"$result" | tail -n 1)
+  [ -n "$wdl" ] && [ -n "$score" ] || die "rung $rung: cannot read the match's result"
+  elo=${elo% }
+  [ -n "$interval" ] && elo="$elo (95 %: $interval)"
+  rows+=("| $opp | $tc | ${played:-$games} | $wdl | $score | $elo | ${seconds} s |")
+  ran_any=1
+done
+[ "$ran_any" = 1 ] || die "no rung to play"
+
+table=$(
+  echo "Strength ladder of \`$net\` ($game), MCTS $visits visits per move unless said; $games games per rung in colour-swapped pairs from $random_plies random plies, seed $seed."
+  echo
+  echo "| opponent | time control | games | W/D/L (net) | score | Elo of the net | wall time |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s\n' "${rows[@]}"
+)
+echo "$table"
+if [ -n "$out" ]; then
+  printf '%s\n' "$table" >"$out"
+fi

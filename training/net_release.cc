@@ -1,0 +1,64 @@
+#include "training/net_release.h"
+
+#include "absl/strings/str_format.h"
+#include "engine/game/strings.h"
+#include "nn/text_proto.h"
+#include "training/loop.h"
+
+namespace volkhv::training {
+
+absl::StatusOr<nn::NetworkWeights> ReleaseNet(const ReleaseOptions& options) {
+  const std::string config_path = Cat(options.run_dir, "/config.textproto");
+  absl::StatusOr<std::string> config_text = nn::ReadTextFile(config_path);
+  if (!config_text.ok()) return config_text.status();
+  if (absl::StatusOr<proto::LoopConfig> config =
+          ParseLoopConfig(*config_text, config_path);
+      !config.ok()) {
+    return config.status();
+  }
+  absl::StatusOr<std::vector<proto::GenerationRecord>> generations =
+      ReadGenerations(options.run_dir);
+  if (!generations.ok()) return generations.status();
+  const int finished = static_cast<int>(generations->size());
+  if (finished == 0) {
+    return absl::FailedPreconditionError(
+        Cat(options.run_dir, ": no generation is finished yet"));
+  }
+  const int generation = options.generation < 0 ? finished : options.generation;
+  if (generation < 1 || generation > finished) {
+    return absl::InvalidArgumentError(
+        Cat(options.run_dir, ": generation ", generation,
+            " is not finished (finished: 1 to ", finished, ")"));
+  }
+  const std::string net_path =
+      Cat(options.run_dir, "/nets/", absl::StrFormat("gen-%04d", generation),
+          ".net");
+  absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(net_path);
+  if (!weights.ok()) return weights.status();
+  if (weights->header.provenance().generation() != generation) {
+    return absl::DataLossError(Cat(net_path, ": provenance says generation ",
+                                   weights->header.provenance().generation(),
+                                   ", not ", generation));
+  }
+
+  int64_t games = 0;
+  double loop_seconds = 0;
+  for (int g = 0; g < generation; ++g) {
+    games += (*generations)[g].selfplay().games();
+    loop_seconds += (*generations)[g].wall_seconds();
+  }
+  proto::Provenance* p = weights->header.mutable_provenance();
+  p->set_config(options.config_name.empty() ? config_path
+                                            : options.config_name);
+  p->set_config_text(*config_text);
+  p->set_selfplay_games(games);
+  p->set_loop_hours(loop_seconds / 3600);
+  if (options.cpu_hours >= 0) p->set_cpu_hours(options.cpu_hours);
+  if (!options.source_commit.empty()) {
+    p->set_source_commit(options.source_commit);
+  }
+  if (!options.note.empty()) p->set_note(options.note);
+  return weights;
+}
+
+}  // namespace volkhv::training
