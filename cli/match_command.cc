@@ -18,6 +18,7 @@
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "engine/game/strings.h"
+#include "nn/bundled_net.h"
 #include "nn/evaluator.h"
 #include "proto/game_record.pb.h"
 #include "selfplay/elo.h"
@@ -66,13 +67,22 @@ std::vector<OptionSpec> MatchSpecs() {
        "at least CP centipawns (0 = never) ..."},
       {"resign-evals", "M", "6", "... for M evaluations in a row"},
       {"event", "NAME", "volkhv match", "[Event] tag of the game file"},
-      {"backend", "NAME", "auto", "networks: inference backend (auto, torch)"},
-      {"device", "DEV", "cpu", "networks: cpu, cuda or cuda:N"},
-      {"nn-threads", "N", "0", "networks: CPU threads (0 = one per core)"},
+      {"nn-threads", "N", "",
+       "networks: CPU threads (an older name of --threads)"},
       {"quiet", "", "", "no progress line"},
       {"help", "", "", "print this help"},
   };
   specs.insert(specs.end(), own.begin(), own.end());
+  // The evaluator options of every command, shared by the players' nets;
+  // --net is the net of the mcts: and policy: players that name none.
+  for (OptionSpec spec : EvaluatorOptionSpecs()) {
+    if (spec.name == "net") {
+      spec.help =
+          "the net of mcts: and policy: players without net= (a file, auto: "
+          "the game's bundled net, or random)";
+    }
+    specs.push_back(spec);
+  }
   return specs;
 }
 
@@ -102,12 +112,15 @@ absl::StatusOr<std::vector<std::string>> ExtractPlayers(
 
 // Loads each network file once (cli/evaluator_setup.h: the backend behind a
 // batching evaluator with an NN cache), shared by every player naming it.
+// A player without net= asks for "auto": the match's --net.
 class NetCache {
  public:
   NetCache(const Game& game, const EvaluatorSettings& settings)
       : game_(game), settings_(settings) {}
 
-  absl::StatusOr<std::shared_ptr<nn::Evaluator>> Load(const std::string& path) {
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> Load(std::string path) {
+    if (path == nn::kAutoNet) path = settings_.net;
+    if (path == "random") return std::make_shared<nn::UniformEvaluator>();
     std::lock_guard<std::mutex> lock(mutex_);
     if (auto it = loaded_.find(path); it != loaded_.end()) return it->second;
     EvaluatorSettings settings = settings_;
@@ -216,7 +229,6 @@ int RunMatch(const std::vector<std::string>& raw_args) {
   };
   int pairs = 0;
   int seed = 1;
-  int nn_threads = 0;
   const IntOption ints[] = {
       {"games", 1, 1000000, &options.games},
       {"random-plies", 0, 1000, &options.random_plies},
@@ -225,7 +237,6 @@ int RunMatch(const std::vector<std::string>& raw_args) {
       {"max-plies", 0, 1000000, &options.adjudication.max_plies},
       {"resign-score", 0, 100000, &options.adjudication.resign_score},
       {"resign-evals", 1, 100000, &options.adjudication.resign_evals},
-      {"nn-threads", 0, 1024, &nn_threads},
   };
   for (const IntOption& o : ints) {
     absl::StatusOr<int> value = cl->GetInt(o.name, o.min, o.max);
@@ -271,15 +282,20 @@ int RunMatch(const std::vector<std::string>& raw_args) {
     options.opening_positions = *std::move(positions);
   }
 
-  EvaluatorSettings net_settings;
-  net_settings.backend = cl->Get("backend");
-  net_settings.device = cl->Get("device");
-  net_settings.threads = nn_threads;
-  if (net_settings.backend != "auto" && net_settings.backend != "torch") {
-    return usage(Cat("option '--backend': unknown backend '",
-                     net_settings.backend, "' (known: auto, torch)"));
+  absl::StatusOr<EvaluatorSettings> net_settings =
+      EvaluatorSettingsFromCommandLine(*cl);
+  if (!net_settings.ok()) {
+    return Fail(kCommand, net_settings.status(), kExitUsage);
   }
-  NetCache nets(**game, net_settings);
+  if (cl->Given("nn-threads")) {
+    if (cl->Given("threads")) {
+      return usage("give --threads or --nn-threads, not both");
+    }
+    absl::StatusOr<int> threads = cl->GetInt("nn-threads", 0, 1024);
+    if (!threads.ok()) return Fail(kCommand, threads.status(), kExitUsage);
+    net_settings->threads = *threads;
+  }
+  NetCache nets(**game, *net_settings);
   const selfplay::NetLoader loader = [&nets](const std::string& path) {
     return nets.Load(path);
   };

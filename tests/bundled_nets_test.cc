@@ -120,6 +120,30 @@ TEST(BundledNetCliTest, NetOfAnotherGameIsRefusedNamingBoth) {
       << file.err;
 }
 
+TEST(BundledNetCliTest, MatchPlayersWithoutANetUseTheMatchesNet) {
+  ScopedTempDir nets;
+  InitNet("tavreli", nets.File("tavreli.net"));
+  const std::string players =
+      " --player mcts:visits=4,name=a --player policy:name=b --games 2 "
+      "--quiet";
+  // --net auto (the default): the bundled net, loaded once for both.
+  RunResult r = Volkhv("match" + players, "VOLKHV_NETS=" + nets.path());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "volkhv: net auto: " + nets.File("tavreli.net") +
+                       " (tavreli, generation 0)\n");
+  // --net FILE, with the evaluator options every command takes.
+  r = Volkhv("match --net " + nets.File("tavreli.net") +
+             " --backend eigen --threads 1 --max-batch 8" + players);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("2 games in "), std::string::npos) << r.out;
+  r = Volkhv("match --net random" + players, "VOLKHV_NETS=/nonexistent");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = Volkhv("match --backend tpu" + players);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("unknown backend 'tpu'"), std::string::npos) << r.err;
+}
+
 TEST(BundledNetCliTest, RandomNeedsNoNet) {
   ScopedTempDir nets;
   const RunResult r =
