@@ -304,6 +304,18 @@ TEST_F(WebApiTest, AnalysisWithASmallVisitCount) {
   EXPECT_EQ(report.json["rootInfo"]["proven"], "win");
   EXPECT_EQ(report.json["moveInfos"][0]["pv"][0], "h1-h8");
 
+  // With "wait" the request answers when the search is done.
+  const Answer waited = Post(
+      "/api/analysis", {{"maxVisits", 50}, {"multiPv", 2}, {"wait", true}});
+  ASSERT_EQ(waited.status, 200) << waited.body;
+  EXPECT_FALSE(waited.json["running"].get<bool>());
+  EXPECT_EQ(waited.json["stopReason"], "visits");
+  EXPECT_GE(waited.json["rootInfo"]["visits"].get<int>(), 50);
+  EXPECT_EQ(waited.json["moveInfos"].size(), 2u);
+  EXPECT_EQ(waited.json["position"],
+            "rnbqkbnr/prpnpbpqphpbpnpr/8/8/8/8/PRPNPBPQPHPBPNPR/RNBQKBNR w "
+            "KQkq - 0 1");
+
   const Answer missing = Send("GET", "/api/analysis/999999");
   EXPECT_EQ(missing.status, 404);
   EXPECT_NE(missing.json["error"].get<std::string>().find("999999"),

@@ -247,6 +247,7 @@ struct WebApi::Request {
 struct WebApi::Job {
   int64_t id = 0;
   bool whole_game = false;
+  bool waited = false;  // its request waits for the end: never idle
   std::atomic<bool> stop{false};
   std::mutex mu;  // guards report
   Json report;
@@ -352,7 +353,9 @@ void WebApi::ReapJobs() {
     for (auto it = jobs_.begin(); it != jobs_.end();) {
       Job& job = *it->second;
       const int64_t idle = MsSince(job.last_poll);
-      if (!job.finished && idle > limits_.analysis_idle_ms) job.stop = true;
+      if (!job.finished && !job.waited && idle > limits_.analysis_idle_ms) {
+        job.stop = true;
+      }
       if (job.finished && idle > kFinishedJobKeepMs) {
         if (job.thread.joinable()) threads.push_back(std::move(job.thread));
         it = jobs_.erase(it);
@@ -879,8 +882,8 @@ ApiResponse WebApi::Export(std::string_view body) {
 }
 
 ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
-  absl::StatusOr<Request> parsed_request =
-      ParseRequest(body, {"maxVisits", "maxTimeMs", "multiPv", "visitsPerPly"});
+  absl::StatusOr<Request> parsed_request = ParseRequest(
+      body, {"maxVisits", "maxTimeMs", "multiPv", "visitsPerPly", "wait"});
   if (!parsed_request.ok())
     return BadRequest(parsed_request.status().message());
   Request& request = *parsed_request;
@@ -906,12 +909,20 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
   if (!time_ms.ok()) return BadRequest(time_ms.status().message());
   absl::StatusOr<int64_t> multipv =
       IntField(request.json, "multiPv", 5, 1, kMaxMultiPv);
+  bool wait = false;
+  if (request.json.contains("wait")) {
+    if (!request.json["wait"].is_boolean()) {
+      return BadRequest("field 'wait' must be true or false");
+    }
+    wait = request.json["wait"].get<bool>();
+  }
   if (!multipv.ok()) return BadRequest(multipv.status().message());
   absl::StatusOr<nn::Evaluator*> evaluator = EvaluatorFor(request.entry);
   if (!evaluator.ok()) return Error(500, evaluator.status().message());
 
   auto job = std::make_shared<Job>();
   job->whole_game = whole_game;
+  job->waited = wait;
   {
     std::lock_guard<std::mutex> lock(jobs_mu_);
     if (running_searches_ >= limits_.max_searches) {
@@ -938,6 +949,7 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
     job->finished = true;
   };
   auto idle = [this, job, idle_ms]() {
+    if (job->waited) return false;
     std::lock_guard<std::mutex> lock(jobs_mu_);
     return MsSince(job->last_poll) > idle_ms;
   };
@@ -1068,7 +1080,16 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
       finish();
     });
   }
-  return Ok(Json{{"id", job->id}});
+  if (!wait) return Ok(Json{{"id", job->id}});
+  // The whole search in this request: the final report is the answer.
+  std::thread thread;
+  {
+    std::lock_guard<std::mutex> lock(jobs_mu_);
+    if (job->thread.joinable()) thread = std::move(job->thread);
+  }
+  if (thread.joinable()) thread.join();
+  std::lock_guard<std::mutex> lock(job->mu);
+  return Ok(job->report);
 }
 
 ApiResponse WebApi::JobReport(std::string_view id_text, bool whole_game,
