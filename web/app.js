@@ -24,6 +24,7 @@ const S = {
   gameAnalysis: null, // {id, timer}
   gameReport: null,
   records: [],
+  stateRequests: 0,   // loadState's latest request
 };
 
 const SIZES = { tavreli: 80, tavlei9: 66, tavlei11: 54 };
@@ -385,6 +386,7 @@ async function playMove(text) {
     S.moves = st.moves;
     S.view = st.ply;
     S.state = st;
+    S.stateRequests++;
     say(`Played ${st.lastMove.move}`);
     onPositionChanged();
     maybeEngineMove();
@@ -467,8 +469,11 @@ function onPointerUp(ev) {
 // ---------------------------------------------------------------- game flow
 
 async function loadState() {
+  // Only the answer for the latest request counts (navigation is quick).
+  const token = ++S.stateRequests;
   const st = await api('POST', '/api/state',
                        gameBody(S.moves.slice(0, S.view)));
+  if (token !== S.stateRequests) return;
   S.state = st;
   S.startSide = ((st.sideToMove - st.ply) % 2 + 2) % 2;
   onPositionChanged();
@@ -520,10 +525,14 @@ async function engineMove() {
     S.moves = st.moves;
     S.view = st.ply;
     S.state = st;
+    S.stateRequests++;
     const e = st.engine;
     const wdl = e.root.wdl.map((x) => Math.round(x * 100));
     say(`Volkhv plays ${e.move} (${e.root.visits} visits, W/D/L ` +
         `${wdl.join('/')} %)`);
+    // The bar shows the first player's expected score.
+    const w = e.root.sideToMove === 0 ? e.root.wdl[0] : e.root.wdl[2];
+    $('eval-fill').style.height = percent(w + e.root.wdl[1] / 2) + '%';
     onPositionChanged();
   } catch (err) {
     fail(err);
@@ -579,19 +588,22 @@ function renderMoveList() {
   list.innerHTML = '';
   const report = S.gameReport;
   const drops = biggestDrops();
-  let li = null;
+  let row = null;
   S.moves.forEach((text, i) => {
     const side = sideAt(i);
     if (side === 0 || i === 0) {
-      li = document.createElement('li');
-      li.value = Math.floor((i + S.startSide) / 2) + 1;
+      row = document.createElement('div');
+      row.className = 'row';
+      const num = document.createElement('span');
+      num.className = 'num';
+      num.textContent = `${Math.floor((i + S.startSide) / 2) + 1}.`;
+      row.appendChild(num);
       if (side === 1) {
         const dots = document.createElement('span');
-        dots.className = 'mv';
         dots.textContent = '…';
-        li.appendChild(dots);
+        row.appendChild(dots);
       }
-      list.appendChild(li);
+      list.appendChild(row);
     }
     const span = document.createElement('span');
     span.className = 'mv' + (i + 1 === S.view ? ' current' : '');
@@ -607,7 +619,7 @@ function renderMoveList() {
     }
     if (drops.has(i)) span.classList.add('blunder');
     span.addEventListener('click', () => setView(i + 1));
-    li.appendChild(span);
+    row.appendChild(span);
   });
   const current = list.querySelector('.current');
   if (current) current.scrollIntoView({ block: 'nearest' });
@@ -747,7 +759,7 @@ function renderArrows() {
   const ns = 'http://www.w3.org/2000/svg';
   const defs = document.createElementNS(ns, 'defs');
   defs.innerHTML = '<marker id="head" viewBox="0 0 10 10" refX="5" refY="5" ' +
-      'markerWidth="3.2" markerHeight="3.2" orient="auto-start-reverse">' +
+      'markerWidth="2.4" markerHeight="2.4" orient="auto-start-reverse">' +
       '<path d="M0,0 L10,5 L0,10 z" fill="context-stroke"/></marker>';
   svg.appendChild(defs);
   const centre = (name) => {
@@ -862,8 +874,11 @@ function renderGraph() {
   const svg = $('graph');
   const report = S.gameReport;
   svg.innerHTML = '';
+  svg.style.display = report ? '' : 'none';
   if (!report) {
-    $('game-analysis-note').textContent = '';
+    $('game-analysis-note').textContent =
+        'The evaluation after every ply, each move\'s rank among the ' +
+        'engine\'s candidates and the biggest drops.';
     return;
   }
   const total = Math.max(2, report.total);
@@ -1057,6 +1072,7 @@ async function main() {
     if (e.key === 'Escape') { S.selected = null; renderSelection(); }
   });
   await switchGame('tavreli');
+  renderGraph();
   document.body.dataset.ready = 'true';
 }
 

@@ -160,8 +160,32 @@ try {
   if (ranks !== 4) throw new Error(`${ranks} moves show a rank`);
   await page.waitForSelector('#graph polyline');
 
-  step('set up a TFEN with a tower of five mixed pieces');
+  step('castle by moving the king two squares');
   await page.select('#engine-side', 'none');
+  await page.$eval('#position-text', (e) => { e.value = 'r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1'; });
+  await page.click('#setup');
+  await waitFor(() => document.getElementById('message').textContent === 'Position set up');
+  await page.click(sq('e1'));
+  await waitFor(() => document.querySelector('.sq[data-square="g1"]').classList.contains('target'));
+  await page.click(sq('g1'));
+  await waitFor(() => document.querySelector('#move-list .mv[data-ply="1"]')?.firstChild.textContent === '0-0');
+  const castled = await page.$$eval(`${sq('f1')} .disc, ${sq('g1')} .disc`, (els) => els.map((e) => e.dataset.token));
+  if (castled.join() !== 'R,K') throw new Error(`after 0-0 f1, g1 hold ${castled}`);
+
+  step('capture en passant in a game loaded from a record');
+  await page.$eval('#record-text', (e) => { e.value = '[Game "en passant"]\n1. e2-e4 a7-a6 2. e4-e5 d7-d5\n'; });
+  await page.click('#load-record');
+  await waitFor(() => document.querySelectorAll('#move-list .mv[data-ply]').length === 4);
+  await page.click('#nav-last');
+  await waitFor(() => document.querySelector('#move-list .mv.current')?.dataset.ply === '4');
+  await page.click(sq('e5'));
+  await page.click(sq('d6'));
+  await waitFor(() => document.querySelectorAll('.sq[data-square="d6"] .disc').length === 2 &&
+                      !document.querySelector('.sq[data-square="d5"] .disc'));
+  const passed = await page.$$eval(`${sq('d6')} .disc`, (els) => els.map((e) => e.dataset.token));
+  if (passed.join() !== 'pq,PH') throw new Error(`d6 after e5xd6: ${passed}`);
+
+  step('set up a TFEN with a tower of five mixed pieces');
   await page.$eval('#position-text', (e, text) => { e.value = text; }, TALL_STACK);
   await page.click('#setup');
   await waitFor(() => document.querySelectorAll('.sq[data-square="d4"] .disc').length === 5);
