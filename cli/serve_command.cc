@@ -88,11 +88,18 @@ int RunServe(const std::vector<std::string>& args) {
         return MakeEvaluator(evaluator_settings, game);
       },
       search::SearchParams(), static_cast<uint64_t>(*seed));
+  // The net is loaded now, for Tavreli, so that a missing or damaged file
+  // stops the command at once (as `analysis` does); a net of another game
+  // is an error only for that game's requests.
+  if (absl::Status s = api.Prepare("tavreli");
+      !s.ok() && s.code() != absl::StatusCode::kInvalidArgument) {
+    return Fail("serve", s, kExitInvalidInput);
+  }
   web::WebServer server(&api);
 
   // Ctrl-C and SIGTERM write a byte to a pipe (whichever thread the signal
-  // lands on); a watcher thread reads it and stops the server, and the
-  // searches are stopped after it.
+  // lands on); a watcher thread reads it and stops the searches, then the
+  // server.
   if (pipe(g_signal_pipe) != 0) {
     return Fail("serve", absl::InternalError("cannot create a pipe"),
                 kExitInvalidInput);
@@ -103,10 +110,12 @@ int RunServe(const std::vector<std::string>& args) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   std::atomic<bool> done{false};
-  std::thread watcher([&server, &done]() {
+  std::thread watcher([&server, &api, &done]() {
     char byte = 0;
     while (read(g_signal_pipe[0], &byte, 1) < 0 && errno == EINTR) {
     }
+    // Searches first: the server waits for the requests in progress.
+    api.StopAll();
     // Again until Run returns: a stop before it started serving is lost.
     while (!done) {
       server.Stop();

@@ -450,5 +450,33 @@ TEST_F(WebApiTest, UnknownRoutesAndMethods) {
   EXPECT_EQ(Post("/api/state", Json::object()).status, 200);
 }
 
+// Shutting down (Ctrl-C in `volkhv serve`) stops a running analysis at
+// once and refuses new searches; the API itself, without HTTP.
+TEST(WebApiStopTest, StopAllEndsSearches) {
+  WebLimits limits;
+  limits.max_visits = 100000000;
+  WebApi api(limits, [](const Game&) {
+    return absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
+        std::make_unique<nn::UniformEvaluator>());
+  });
+  const ApiResponse start =
+      api.Handle("POST", "/api/analysis", R"({"maxVisits": 100000000})");
+  ASSERT_EQ(start.status, 200) << start.body;
+  const int id = Json::parse(start.body)["id"].get<int>();
+  api.StopAll();
+  const ApiResponse report =
+      api.Handle("GET", "/api/analysis/" + std::to_string(id), "");
+  ASSERT_EQ(report.status, 200) << report.body;
+  const Json json = Json::parse(report.body);
+  EXPECT_FALSE(json["running"].get<bool>());
+  EXPECT_EQ(json["stopReason"], "stopped");
+  const ApiResponse refused =
+      api.Handle("POST", "/api/engine-move", R"({"visits": 10})");
+  EXPECT_EQ(refused.status, 503);
+  EXPECT_EQ(Json::parse(refused.body)["error"], "the server is stopping");
+  // Positions are still answered.
+  EXPECT_EQ(api.Handle("POST", "/api/state", "{}").status, 200);
+}
+
 }  // namespace
 }  // namespace volkhv::web

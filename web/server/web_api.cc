@@ -335,6 +335,7 @@ WebApi::WebApi(WebLimits limits, EvaluatorMaker evaluator_maker,
 WebApi::~WebApi() { StopAll(); }
 
 void WebApi::StopAll() {
+  stopping_ = true;
   std::vector<std::thread> threads;
   {
     std::lock_guard<std::mutex> lock(jobs_mu_);
@@ -383,6 +384,12 @@ absl::StatusOr<WebApi::GameEntry*> WebApi::Entry(const std::string& name,
   GameEntry* raw = entry.get();
   games_.emplace(std::move(key), std::move(entry));
   return raw;
+}
+
+absl::Status WebApi::Prepare(const std::string& game) {
+  absl::StatusOr<GameEntry*> entry = Entry(game, {});
+  if (!entry.ok()) return entry.status();
+  return EvaluatorFor(*entry).status();
 }
 
 absl::StatusOr<nn::Evaluator*> WebApi::EvaluatorFor(GameEntry* entry) {
@@ -686,6 +693,7 @@ ApiResponse WebApi::EngineMove(std::string_view body) {
   }
   absl::StatusOr<nn::Evaluator*> evaluator = EvaluatorFor(request.entry);
   if (!evaluator.ok()) return Error(500, evaluator.status().message());
+  if (stopping_) return Error(503, "the server is stopping");
   SearchSlot slot(this);
   if (!slot.held()) {
     return Error(429, Cat("too many searches running (at most ",
@@ -700,7 +708,8 @@ ApiResponse WebApi::EngineMove(std::string_view body) {
   search_limits.visits = static_cast<uint64_t>(*visits);
   search_limits.time_ms = *time_ms;
   if (*time_ms == 0) search_limits.time_ms = limits_.max_time_ms;
-  const search::SearchResult r = search.Run(search_limits);
+  const search::SearchResult r = search.Run(search_limits, {}, &stopping_);
+  if (stopping_) return Error(503, "the server is stopping");
   if (r.best_move.IsNull() || r.moves.empty()) {
     return Error(500, "the search found no move");
   }
@@ -920,6 +929,7 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
   absl::StatusOr<nn::Evaluator*> evaluator = EvaluatorFor(request.entry);
   if (!evaluator.ok()) return Error(500, evaluator.status().message());
 
+  if (stopping_) return Error(503, "the server is stopping");
   auto job = std::make_shared<Job>();
   job->whole_game = whole_game;
   job->waited = wait;

@@ -21,10 +21,12 @@
 //   GET  /api/game-analysis/ID     its report so far
 //   POST /api/game-analysis/ID/stop
 // Errors: {"error": "<what is wrong>"} with 400 (bad input), 404 (unknown
-// route or job), 405 (wrong method), 429 (too many searches running), 500.
+// route or job), 405 (wrong method), 429 (too many searches running), 500,
+// 503 (shutting down).
 #ifndef VOLKHV_WEB_SERVER_WEB_API_H_
 #define VOLKHV_WEB_SERVER_WEB_API_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -75,8 +77,12 @@ class WebApi {
   // Answers one request. Thread-safe; never throws.
   ApiResponse Handle(std::string_view method, std::string_view path,
                      std::string_view body);
-  // Stops every analysis and waits for its thread. Thread-safe; further
-  // requests still work.
+  // Makes the evaluator of `game` (default options) now rather than at its
+  // first search; its error if it cannot be made. Thread-safe.
+  absl::Status Prepare(const std::string& game);
+  // Stops every search (analyses and engine moves in progress) and waits
+  // for the analyses' threads; later searches are refused (503). For
+  // shutting down. Thread-safe.
   void StopAll();
 
   const WebLimits& limits() const { return limits_; }
@@ -123,6 +129,7 @@ class WebApi {
   std::map<int64_t, std::shared_ptr<Job>> jobs_;
   int64_t next_job_id_ = 1;
   int running_searches_ = 0;  // guarded by jobs_mu_
+  std::atomic<bool> stopping_{false};
 };
 
 }  // namespace volkhv::web
