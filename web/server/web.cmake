@@ -30,5 +30,5 @@ add_library(volkhv_web STATIC
 )
 target_link_libraries(volkhv_web
   PUBLIC volkhv_search volkhv_games volkhv_nn_core volkhv_protocol
-    Threads::Threads
-  PRIVATE nlohmann_json::nlohmann_json PkgConfig::HTTPLIB)
+    nlohmann_json::nlohmann_json Threads::Threads
+  PRIVATE PkgConfig::HTTPLIB)

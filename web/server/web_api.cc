@@ -249,12 +249,23 @@ struct WebApi::Job {
   bool whole_game = false;
   bool waited = false;  // its request waits for the end: never idle
   std::atomic<bool> stop{false};
+
   std::mutex mu;  // guards report
   Json report;
   // Guarded by the API's jobs_mu_.
   bool finished = false;
   Clock::time_point last_poll = Clock::now();
   std::thread thread;
+};
+
+// What a job's thread searches.
+struct WebApi::JobSpec {
+  std::shared_ptr<const GameState> start;
+  std::vector<Move> moves;
+  nn::Evaluator* evaluator = nullptr;
+  uint64_t visits = 0;  // per search (per position for a whole game)
+  int64_t time_ms = 0;  // the whole job
+  int multipv = 5;      // moves reported (live analysis)
 };
 
 // One of the limited search slots, held while an engine move searches.
@@ -933,7 +944,17 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
   auto job = std::make_shared<Job>();
   job->whole_game = whole_game;
   job->waited = wait;
+  // The job's thread owns its copies of everything it needs.
+  JobSpec spec;
+  spec.start = std::move(request.start);
+  spec.moves = std::move(request.moves);
+  spec.evaluator = *evaluator;
+  spec.visits = static_cast<uint64_t>(*visits);
+  spec.time_ms = *time_ms;
+  spec.multipv = static_cast<int>(*multipv);
   {
+    // One critical section: StopAll and the reaper see the job with its
+    // thread.
     std::lock_guard<std::mutex> lock(jobs_mu_);
     if (running_searches_ >= limits_.max_searches) {
       return Error(429, Cat("too many searches running (at most ",
@@ -943,151 +964,15 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
     job->id = next_job_id_++;
     job->report = Json{{"id", job->id}, {"running", true}};
     jobs_[job->id] = job;
-  }
-
-  // The job's thread owns its copies of everything it needs.
-  auto start = std::shared_ptr<GameState>(std::move(request.start));
-  auto moves = std::make_shared<std::vector<Move>>(std::move(request.moves));
-  const search::SearchParams params = params_;
-  const uint64_t seed = seed_;
-  const int max_moves = static_cast<int>(*multipv);
-  const int64_t idle_ms = limits_.analysis_idle_ms;
-  nn::Evaluator* eval = *evaluator;
-  auto finish = [this, job]() {
-    std::lock_guard<std::mutex> lock(jobs_mu_);
-    --running_searches_;
-    job->finished = true;
-  };
-  auto idle = [this, job, idle_ms]() {
-    if (job->waited) return false;
-    std::lock_guard<std::mutex> lock(jobs_mu_);
-    return MsSince(job->last_poll) > idle_ms;
-  };
-
-  if (!whole_game) {
-    job->thread = std::thread([=]() {
-      search::Search search(params, eval, seed);
-      Json report{{"id", job->id}, {"running", true}};
-      if (absl::Status s = search.SetPosition(*start, *moves); !s.ok()) {
-        report["running"] = false;
-        report["error"] = std::string(s.message());
+    job->thread = std::thread([this, job, spec = std::move(spec)]() {
+      if (job->whole_game) {
+        RunGameAnalysis(*job, spec);
       } else {
-        const GameState& root = search.root_state();
-        report["position"] = root.PositionText();
-        auto publish = [&](const search::SearchResult& r, bool running) {
-          report["running"] = running;
-          report["rootInfo"] = RootInfoJson(root, r);
-          report["moveInfos"] = MoveInfosJson(root, r, max_moves);
-          if (!running) {
-            report["stopReason"] =
-                std::string(search::StopReasonName(r.stop_reason));
-          }
-          std::lock_guard<std::mutex> lock(job->mu);
-          job->report = report;
-        };
-        search::SearchLimits search_limits;
-        search_limits.visits = static_cast<uint64_t>(*visits);
-        search_limits.time_ms = *time_ms;
-        search_limits.progress_interval_ms = kProgressIntervalMs;
-        const search::SearchResult r = search.Run(
-            search_limits,
-            [&](const search::SearchResult& progress) {
-              publish(progress, true);
-              if (idle()) job->stop = true;
-            },
-            &job->stop);
-        publish(r, false);
-        finish();
-        return;
+        RunAnalysis(*job, spec);
       }
-      {
-        std::lock_guard<std::mutex> lock(job->mu);
-        job->report = report;
-      }
-      finish();
-    });
-  } else {
-    job->thread = std::thread([=]() {
-      search::Search search(params, eval, seed);
-      Json report{{"id", job->id}, {"running", true}};
-      report["plies"] = Json::array();
-      report["total"] = moves->size() + 1;
-      const auto deadline = Clock::now() + std::chrono::milliseconds(*time_ms);
-      // The first player's expected score (q in [-1, 1]) after each ply.
-      for (size_t ply = 0; ply <= moves->size(); ++ply) {
-        if (job->stop || Clock::now() >= deadline || idle()) {
-          report["stopReason"] = job->stop ? "stopped" : "time";
-          break;
-        }
-        const std::span<const Move> prefix(moves->data(), ply);
-        if (absl::Status s = search.SetPosition(*start, prefix); !s.ok()) {
-          report["error"] = std::string(s.message());
-          break;
-        }
-        const GameState& root = search.root_state();
-        const int side = root.SideToMove();
-        Json entry;
-        entry["ply"] = ply;
-        entry["sideToMove"] = side;
-        if (ply < moves->size()) {
-          entry["played"] = root.MoveText((*moves)[ply]);
-        }
-        const GameResult result = root.Result();
-        if (result.IsOver()) {
-          const double q = result.outcome == Outcome::kWin    ? 1.0
-                           : result.outcome == Outcome::kLoss ? -1.0
-                                                              : 0.0;
-          entry["q"] = side == 0 ? q : -q;
-          entry["gameOver"] = std::string(TerminationName(result.termination));
-        } else {
-          search::SearchLimits search_limits;
-          search_limits.visits = static_cast<uint64_t>(*visits);
-          search_limits.time_ms = std::max<int64_t>(
-              1, std::chrono::duration_cast<std::chrono::milliseconds>(
-                     deadline - Clock::now())
-                     .count());
-          const search::SearchResult r =
-              search.Run(search_limits, {}, &job->stop);
-          float wdl[3] = {r.root_wdl[0], r.root_wdl[1], r.root_wdl[2]};
-          if (side == 1) std::swap(wdl[0], wdl[2]);
-          entry["visits"] = r.root_visits;
-          entry["q"] = Round4(side == 0 ? r.root_q : -r.root_q);
-          entry["wdl"] = WdlJson(wdl);
-          if (!r.moves.empty()) {
-            entry["best"] = root.MoveText(r.moves[0].move);
-            entry["bestPv"] = protocol::MoveTexts(root, r.moves[0].pv);
-          }
-          entry["candidates"] = r.moves.size();
-          if (ply < moves->size()) {
-            for (size_t k = 0; k < r.moves.size(); ++k) {
-              if (r.moves[k].move != (*moves)[ply]) continue;
-              entry["playedRank"] = k + 1;
-              entry["playedVisits"] = r.moves[k].visits;
-            }
-          }
-        }
-        // The previous ply's drop: how much its mover's expected score
-        // fell from before the move to after it (q / 2 is score - 0.5).
-        Json& plies = report["plies"];
-        if (!plies.empty()) {
-          Json& previous = plies.back();
-          const int mover = previous["sideToMove"].get<int>();
-          const double before = previous["q"].get<double>();
-          const double after = entry["q"].get<double>();
-          const double drop =
-              mover == 0 ? (before - after) / 2 : (after - before) / 2;
-          previous["drop"] = Round4(std::max(0.0, drop));
-        }
-        plies.push_back(std::move(entry));
-        std::lock_guard<std::mutex> lock(job->mu);
-        job->report = report;
-      }
-      report["running"] = false;
-      {
-        std::lock_guard<std::mutex> lock(job->mu);
-        job->report = report;
-      }
-      finish();
+      std::lock_guard<std::mutex> lock(jobs_mu_);
+      --running_searches_;
+      job->finished = true;
     });
   }
   if (!wait) return Ok(Json{{"id", job->id}});
@@ -1100,6 +985,125 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
   if (thread.joinable()) thread.join();
   std::lock_guard<std::mutex> lock(job->mu);
   return Ok(job->report);
+}
+
+bool WebApi::Idle(Job& job) {
+  if (job.waited) return false;
+  std::lock_guard<std::mutex> lock(jobs_mu_);
+  return MsSince(job.last_poll) > limits_.analysis_idle_ms;
+}
+
+void WebApi::Publish(Job& job, const Json& report) {
+  std::lock_guard<std::mutex> lock(job.mu);
+  job.report = report;
+}
+
+void WebApi::RunAnalysis(Job& job, const JobSpec& spec) {
+  search::Search search(params_, spec.evaluator, seed_);
+  Json report{{"id", job.id}, {"running", true}};
+  if (absl::Status s = search.SetPosition(*spec.start, spec.moves); !s.ok()) {
+    report["running"] = false;
+    report["error"] = std::string(s.message());
+    Publish(job, report);
+    return;
+  }
+  const GameState& root = search.root_state();
+  report["position"] = root.PositionText();
+  auto publish = [&](const search::SearchResult& r, bool running) {
+    report["running"] = running;
+    report["rootInfo"] = RootInfoJson(root, r);
+    report["moveInfos"] = MoveInfosJson(root, r, spec.multipv);
+    if (!running) {
+      report["stopReason"] = std::string(search::StopReasonName(r.stop_reason));
+    }
+    Publish(job, report);
+  };
+  search::SearchLimits limits;
+  limits.visits = spec.visits;
+  limits.time_ms = spec.time_ms;
+  limits.progress_interval_ms = kProgressIntervalMs;
+  const search::SearchResult r = search.Run(
+      limits,
+      [&](const search::SearchResult& progress) {
+        publish(progress, true);
+        if (Idle(job)) job.stop = true;
+      },
+      &job.stop);
+  publish(r, false);
+}
+
+void WebApi::RunGameAnalysis(Job& job, const JobSpec& spec) {
+  search::Search search(params_, spec.evaluator, seed_);
+  const std::vector<Move>& moves = spec.moves;
+  Json report{{"id", job.id}, {"running", true}};
+  report["plies"] = Json::array();
+  report["total"] = moves.size() + 1;
+  const auto deadline = Clock::now() + std::chrono::milliseconds(spec.time_ms);
+  for (size_t ply = 0; ply <= moves.size(); ++ply) {
+    if (job.stop || Clock::now() >= deadline || Idle(job)) {
+      report["stopReason"] = job.stop ? "stopped" : "time";
+      break;
+    }
+    const std::span<const Move> prefix(moves.data(), ply);
+    if (absl::Status s = search.SetPosition(*spec.start, prefix); !s.ok()) {
+      report["error"] = std::string(s.message());
+      break;
+    }
+    const GameState& root = search.root_state();
+    const int side = root.SideToMove();
+    Json entry;
+    entry["ply"] = ply;
+    entry["sideToMove"] = side;
+    if (ply < moves.size()) entry["played"] = root.MoveText(moves[ply]);
+    // Values from the first player's point of view (q in [-1, 1]).
+    const GameResult result = root.Result();
+    if (result.IsOver()) {
+      const double q = result.outcome == Outcome::kWin    ? 1.0
+                       : result.outcome == Outcome::kLoss ? -1.0
+                                                          : 0.0;
+      entry["q"] = side == 0 ? q : -q;
+      entry["gameOver"] = std::string(TerminationName(result.termination));
+    } else {
+      search::SearchLimits limits;
+      limits.visits = spec.visits;
+      limits.time_ms = std::max<int64_t>(
+          1, std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                   Clock::now())
+                 .count());
+      const search::SearchResult r = search.Run(limits, {}, &job.stop);
+      float wdl[3] = {r.root_wdl[0], r.root_wdl[1], r.root_wdl[2]};
+      if (side == 1) std::swap(wdl[0], wdl[2]);
+      entry["visits"] = r.root_visits;
+      entry["q"] = Round4(side == 0 ? r.root_q : -r.root_q);
+      entry["wdl"] = WdlJson(wdl);
+      if (!r.moves.empty()) {
+        entry["best"] = root.MoveText(r.moves[0].move);
+        entry["bestPv"] = protocol::MoveTexts(root, r.moves[0].pv);
+      }
+      entry["candidates"] = r.moves.size();
+      for (size_t k = 0; ply < moves.size() && k < r.moves.size(); ++k) {
+        if (r.moves[k].move != moves[ply]) continue;
+        entry["playedRank"] = k + 1;
+        entry["playedVisits"] = r.moves[k].visits;
+      }
+    }
+    // The previous ply's drop: how much its mover's expected score
+    // ((q + 1) / 2) fell from before the move to after it.
+    Json& plies = report["plies"];
+    if (!plies.empty()) {
+      Json& previous = plies.back();
+      const int mover = previous["sideToMove"].get<int>();
+      const double before = previous["q"].get<double>();
+      const double after = entry["q"].get<double>();
+      const double drop =
+          mover == 0 ? (before - after) / 2 : (after - before) / 2;
+      previous["drop"] = Round4(std::max(0.0, drop));
+    }
+    plies.push_back(std::move(entry));
+    Publish(job, report);
+  }
+  report["running"] = false;
+  Publish(job, report);
 }
 
 ApiResponse WebApi::JobReport(std::string_view id_text, bool whole_game,

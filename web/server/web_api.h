@@ -39,6 +39,7 @@
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
 #include "engine/search/search_params.h"
+#include "nlohmann/json.hpp"
 #include "nn/evaluator.h"
 
 namespace volkhv::web {
@@ -93,6 +94,7 @@ class WebApi {
  private:
   struct GameEntry;
   struct Job;
+  struct JobSpec;
   struct Request;
   class SearchSlot;
 
@@ -116,6 +118,13 @@ class WebApi {
   ApiResponse JobReport(std::string_view id_text, bool whole_game, bool stop);
   // Stops unpolled jobs and forgets finished ones nobody asked for lately.
   void ReapJobs();
+  // A job's thread: a live analysis, or every position of a game.
+  void RunAnalysis(Job& job, const JobSpec& spec);
+  void RunGameAnalysis(Job& job, const JobSpec& spec);
+  // Whether nobody has polled `job` for limits_.analysis_idle_ms.
+  bool Idle(Job& job);
+  // Makes `report` the job's latest.
+  static void Publish(Job& job, const nlohmann::ordered_json& report);
 
   const WebLimits limits_;
   const EvaluatorMaker evaluator_maker_;
