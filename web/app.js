@@ -374,12 +374,15 @@ async function tryMove(from, to) {
               gameBody(S.moves.slice(0, S.view),
                        { move: moveText(from, to, count) }));
   } catch (e) {
-    fail(e);
+    say(capital(e.message.replace(/^move '[^']*': /, '')), true);
   }
 }
 
 async function playMove(text) {
-  if (S.busy) return;
+  if (S.busy) {
+    say('Volkhv is thinking; wait for its move (or Undo)', true);
+    return;
+  }
   try {
     const st = await api('POST', '/api/move',
                          gameBody(S.moves.slice(0, S.view), { move: text }));
@@ -565,6 +568,9 @@ async function switchGame(name) {
   $('engine-side').options[1].textContent = players[1];
   $('engine-side').options[2].textContent = players[0];
   stopAnalysis();
+  $('record-text').value = '';
+  $('record-games').hidden = true;
+  S.records = [];
   buildBoard();
   await newGame('');
 }
@@ -1032,6 +1038,7 @@ async function main() {
   $('nav-last').addEventListener('click', () => setView(S.moves.length));
   $('flip').addEventListener('click', () => {
     S.flipped = !S.flipped;
+    $('eval-bar').classList.toggle('flipped', S.flipped);
     buildBoard();
     render();
   });
@@ -1070,6 +1077,7 @@ async function main() {
     if (e.key === 'Home') setView(0);
     if (e.key === 'End') setView(S.moves.length);
     if (e.key === 'Escape') { S.selected = null; renderSelection(); }
+    if (e.key === 'f') $('flip').click();
   });
   await switchGame('tavreli');
   renderGraph();

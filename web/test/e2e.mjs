@@ -124,7 +124,7 @@ try {
   await page.click(sq('d5'));
   await waitFor(() => {
     const m = document.getElementById('message');
-    return m.classList.contains('error') && /illegal move/.test(m.textContent);
+    return m.classList.contains('error') && /illegal move/i.test(m.textContent);
   });
   const refusal = await page.$eval('#message', (e) => e.textContent);
   console.log(`[e2e]   refused: ${refusal}`);
