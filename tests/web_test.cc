@@ -32,6 +32,19 @@ constexpr char kTallStack[] = "4k3/8/8/8/3(RpqbPH+N)4/8/8/4K3 w - - 0 1";
 // evaluation waits: searches started then are certainly still running.
 class GatedEvaluator final : public nn::Evaluator {
  public:
+  // Waits (up to a minute) until `n` evaluations are held.
+  static bool WaitForHeld(int n) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (waiting_ >= n) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return false;
+  }
   static void Hold(bool hold) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -43,7 +56,9 @@ class GatedEvaluator final : public nn::Evaluator {
                 std::span<nn::Evaluation> results) override {
     {
       std::unique_lock<std::mutex> lock(mu_);
+      ++waiting_;
       cv_.wait(lock, [] { return !held_; });
+      --waiting_;
     }
     uniform_.Evaluate(requests, results);
   }
@@ -52,12 +67,14 @@ class GatedEvaluator final : public nn::Evaluator {
   static std::mutex mu_;
   static std::condition_variable cv_;
   static bool held_;
+  static int waiting_;
   nn::UniformEvaluator uniform_;
 };
 
 std::mutex GatedEvaluator::mu_;
 std::condition_variable GatedEvaluator::cv_;
 bool GatedEvaluator::held_ = false;
+int GatedEvaluator::waiting_ = 0;
 
 class WebApiTest : public ::testing::Test {
  protected:
@@ -260,6 +277,26 @@ TEST_F(WebApiTest, TavleiPosition) {
   EXPECT_EQ(b.json["legalMoves"].size(), 116u);
   EXPECT_EQ(b.json["player"], "attackers");
 
+  // The rules page's variant: the prince moves at most three squares.
+  const Answer short_steps =
+      Post("/api/move", {{"game", "tavlei9"},
+                         {"gameOptions", {{"prince_max_steps", 3}}},
+                         {"position", "9/t8/9/9/K7t/9/9/9/4t4 d 0"},
+                         {"move", "a5-a1"}});
+  EXPECT_EQ(short_steps.status, 400);
+  EXPECT_EQ(short_steps.json["error"].get<std::string>().rfind(
+                "move 'a5-a1': illegal move", 0),
+            0u)
+      << short_steps.body;
+  const Answer bad_option =
+      Post("/api/state",
+           {{"game", "tavreli"}, {"gameOptions", {{"prince_max_steps", 3}}}});
+  EXPECT_EQ(bad_option.status, 400);
+  EXPECT_NE(
+      bad_option.json["error"].get<std::string>().find("prince_max_steps"),
+      std::string::npos)
+      << bad_option.body;
+
   const Answer c = Post("/api/state", {{"game", "tavlei13"}});
   EXPECT_EQ(c.status, 400);
   EXPECT_NE(c.json["error"].get<std::string>().find("tavlei13"),
@@ -274,6 +311,12 @@ TEST_F(WebApiTest, EngineMove) {
   EXPECT_EQ(a.json["sideToMove"], 0);
   EXPECT_EQ(a.json["engine"]["move"], a.json["moves"][1]);
   EXPECT_GE(a.json["engine"]["root"]["visits"].get<int>(), 30);
+  // Or by time: Tavlei 9x9 from the start, 50 ms.
+  const Answer timed =
+      Post("/api/engine-move", {{"game", "tavlei9"}, {"timeMs", 50}});
+  ASSERT_EQ(timed.status, 200) << timed.body;
+  EXPECT_EQ(timed.json["ply"], 1);
+  EXPECT_EQ(timed.json["player"], "defenders");
   // More visits than the server allows are refused.
   const Answer b = Post("/api/engine-move", {{"visits", 5001}});
   EXPECT_EQ(b.status, 400);
@@ -340,6 +383,9 @@ TEST_F(WebApiTest, LiveAnalysisStopsOnRequestAndSearchesAreLimited) {
       Send("GET", "/api/analysis/" + std::to_string(a.json["id"].get<int>()));
   ASSERT_EQ(running.status, 200) << running.body;
   EXPECT_TRUE(running.json["running"].get<bool>());
+  // Both searches have reached their first evaluation: stopped after it,
+  // they report the root's moves.
+  ASSERT_TRUE(GatedEvaluator::WaitForHeld(2));
   GatedEvaluator::Hold(false);
   for (const Answer* job : {&a, &b}) {
     const Answer stopped =

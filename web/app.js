@@ -57,8 +57,13 @@ async function api(method, path, body) {
   return data;
 }
 
+function gameOptions() {
+  const steps = parseInt($('prince-steps').value, 10);
+  return isTavlei() && steps ? { prince_max_steps: steps } : {};
+}
+
 function gameBody(moves, extra) {
-  const body = { game: S.game, moves };
+  const body = { game: S.game, gameOptions: gameOptions(), moves };
   if (S.start) body.position = S.start;
   return Object.assign(body, extra || {});
 }
@@ -564,6 +569,9 @@ async function newGame(start) {
 async function switchGame(name) {
   S.game = name;
   $('game-select').value = name;
+  $('prince-steps-label').hidden = !isTavlei();
+  $('prince-steps-label').firstChild.textContent =
+      name === 'tavlei9' ? 'Prince moves ' : 'King moves ';
   const players = info().players;
   $('engine-side').options[1].textContent = players[1];
   $('engine-side').options[2].textContent = players[0];
@@ -946,7 +954,8 @@ function renderGraph() {
 async function setUp() {
   const text = $('position-text').value.trim();
   try {
-    const st = await api('POST', '/api/state', { game: S.game, position: text });
+    const st = await api('POST', '/api/state',
+                         { game: S.game, gameOptions: gameOptions(), position: text });
     stopAnalysis();
     await newGame(st.start);
     say('Position set up');
@@ -969,7 +978,8 @@ async function copyPosition() {
 
 async function loadRecord(text) {
   try {
-    const answer = await api('POST', '/api/record', { game: S.game, text });
+    const answer = await api('POST', '/api/record',
+                             { game: S.game, gameOptions: gameOptions(), text });
     S.records = answer.games;
     const select = $('record-games');
     select.innerHTML = '';
@@ -1032,6 +1042,7 @@ async function main() {
   window.addEventListener('pointerup', onPointerUp);
   $('game-select').addEventListener('change', (e) => switchGame(e.target.value).catch(fail));
   $('new-game').addEventListener('click', () => { stopAnalysis(); newGame('').catch(fail); });
+  $('prince-steps').addEventListener('change', () => { stopAnalysis(); newGame('').catch(fail); });
   $('nav-first').addEventListener('click', () => setView(0));
   $('nav-prev').addEventListener('click', () => setView(S.view - 1));
   $('nav-next').addEventListener('click', () => setView(S.view + 1));
