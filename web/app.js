@@ -789,7 +789,8 @@ function renderArrows() {
   };
   const moves = report.moveInfos.slice(0, 3);
   const total = Math.max(1, moves[0] ? moves[0].visits : 1);
-  moves.forEach((m, i) => {
+  // The best move last, on top of the others.
+  moves.map((m, i) => [m, i]).reverse().forEach(([m, i]) => {
     const [x1, y1] = centre(m.from);
     const [x2, y2] = centre(m.to);
     const len = Math.hypot(x2 - x1, y2 - y1);
