@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "httplib.h"
@@ -522,6 +524,73 @@ TEST(WebApiStopTest, StopAllEndsSearches) {
   EXPECT_EQ(Json::parse(refused.body)["error"], "the server is stopping");
   // Positions are still answered.
   EXPECT_EQ(api.Handle("POST", "/api/state", "{}").status, 200);
+}
+
+// Mangled requests (characters dropped, inserted, replaced; values of the
+// wrong type) to every route: each answer is JSON, an error names the
+// problem, and nothing crashes or answers 500.
+TEST(WebApiFuzzTest, MangledRequestsGetJsonErrors) {
+  WebLimits limits;
+  limits.max_visits = 64;
+  limits.max_time_ms = 200;
+  WebApi api(limits, [](const Game&) {
+    return absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
+        std::make_unique<nn::UniformEvaluator>());
+  });
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"/api/state", R"({"game": "tavreli", "moves": ["e2-e4", "d7-d5"]})"},
+      {"/api/state",
+       R"({"position": "4k3/8/8/8/3(RpqbPH+N)4/8/8/4K3 w - - 0 1"})"},
+      {"/api/move",
+       R"({"game": "tavlei11", "moves": ["d1-d4"], "move": "f4-f3"})"},
+      {"/api/move", R"({"moves": ["e2-e4", "d7-d5"], "move": "e4xd5"})"},
+      {"/api/engine-move", R"({"game": "tavlei9", "visits": 8})"},
+      {"/api/record", R"({"text": "[Game \"x\"]\n1. e2-e4 d7-d5 *\n"})"},
+      {"/api/export", R"({"moves": ["e2-e4"], "tags": {"Game": "g"}})"},
+      {"/api/analysis", R"({"maxVisits": 16, "multiPv": 3, "wait": true})"},
+      {"/api/game-analysis", R"({"moves": ["e2-e4"], "visitsPerPly": 4})"},
+  };
+  const std::string alphabet = "{}[]\":,0123456789-+.eEtrufalsn x()/~\\";
+  uint64_t rng = 12345;
+  auto next = [&rng](uint64_t n) {
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (rng >> 33) % n;
+  };
+  int errors = 0;
+  for (int i = 0; i < 3000; ++i) {
+    const auto& [path, seed] = seeds[next(seeds.size())];
+    std::string body = seed;
+    const int edits = 1 + static_cast<int>(next(4));
+    for (int e = 0; e < edits && !body.empty(); ++e) {
+      const size_t at = next(body.size());
+      switch (next(3)) {
+        case 0:
+          body.erase(at, 1 + next(3));
+          break;
+        case 1:
+          body.insert(at, 1, alphabet[next(alphabet.size())]);
+          break;
+        default:
+          body[at] = alphabet[next(alphabet.size())];
+      }
+    }
+    const ApiResponse answer = api.Handle("POST", path, body);
+    const Json json = Json::parse(answer.body, nullptr, false);
+    ASSERT_FALSE(json.is_discarded()) << path << " " << body;
+    ASSERT_TRUE(json.is_object()) << path << " " << body;
+    ASSERT_NE(answer.status, 500)
+        << path << " " << body << " -> " << answer.body;
+    if (answer.status != 200) {
+      ++errors;
+      ASSERT_TRUE(json.contains("error") && json["error"].is_string() &&
+                  !json["error"].get<std::string>().empty())
+          << path << " " << body << " -> " << answer.body;
+    }
+  }
+  api.StopAll();
+  // Most mangled requests are refused; some still mean something.
+  EXPECT_GT(errors, 1000);
+  EXPECT_LT(errors, 3000);
 }
 
 }  // namespace
