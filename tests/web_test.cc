@@ -1,9 +1,15 @@
 // The web board's API (web/server) through real HTTP: a WebServer on an
 // ephemeral port of 127.0.0.1 with the uniform evaluator, asked by
-// cpp-httplib's client. Answers are checked for content (boards, legal
-// moves, errors naming the problem), never for timing.
+// cpp-httplib's client; then the API alone (shutting down, mangled
+// requests) and `volkhv serve`'s refusals. Answers are checked for content
+// (boards, legal moves, errors naming the problem), never for timing.
+#include <sys/wait.h>
+
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -591,6 +597,27 @@ TEST(WebApiFuzzTest, MangledRequestsGetJsonErrors) {
   // Most mangled requests are refused; some still mean something.
   EXPECT_GT(errors, 1000);
   EXPECT_LT(errors, 3000);
+}
+
+// `volkhv serve` refuses a bad net or port at once, naming it.
+TEST(ServeCommandTest, BadNetOrPortStopsAtOnce) {
+  const std::string err = ::testing::TempDir() + "/serve_err.txt";
+  const auto run = [&](const std::string& args) {
+    const int status = std::system(
+        (std::string(VOLKHV_BINARY) + " serve " + args + " 2>" + err).c_str());
+    std::ifstream in(err);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    return std::make_pair(WEXITSTATUS(status), text);
+  };
+  const auto [net_code, net_text] =
+      run("--port 0 --net /nonexistent/volkhv.net");
+  EXPECT_EQ(net_code, 1);
+  EXPECT_EQ(net_text.rfind("volkhv serve: /nonexistent/volkhv.net: ", 0), 0u)
+      << net_text;
+  const auto [port_code, port_text] = run("--port 99999");
+  EXPECT_EQ(port_code, 2);
+  EXPECT_NE(port_text.find("--port"), std::string::npos) << port_text;
 }
 
 }  // namespace
