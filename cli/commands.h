@@ -34,6 +34,8 @@ int RunTrain(const std::vector<std::string>& args);
 int RunLoop(const std::vector<std::string>& args);
 // `volkhv records show|stats ...` (cli/records_commands.cc).
 int RunRecords(const std::vector<std::string>& args);
+// `volkhv serve ...`: the web board (cli/serve_command.cc).
+int RunServe(const std::vector<std::string>& args);
 
 }  // namespace volkhv::cli
 

@@ -19,6 +19,7 @@ constexpr char kUsage[] =
     "  analysis   JSON analysis engine: one query per line on stdin\n"
     "  play       play a game against the engine in the terminal\n"
     "  analyze    top candidates for a position or every position of a game\n"
+    "  serve      the web board: play and analyse in a browser\n"
     "  loop       the training loop: self-play, train, evaluate, repeat\n"
     "  selfplay   generate self-play game records\n"
     "  train      train a network on game records\n"
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
   if (command == "play") return RunPlay(args);
   if (command == "analyze") return RunAnalyze(args);
   if (command == "records") return RunRecords(args);
+  if (command == "serve") return RunServe(args);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return kExitOk;
