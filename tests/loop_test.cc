@@ -207,5 +207,59 @@ TEST(LoopTest, BadConfigsNameTheKey) {
   }
 }
 
+// Issue 22, items 3, 4 and 6: a loop config is checked against the limits
+// of the command line, and its net against the weight file's limit, before
+// anything is allocated or written; the error names the key.
+TEST(LoopTest, ConfigsAreCheckedAgainstTheCommandLineLimits) {
+  struct Case {
+    const char* text;   // appended to the tiny config (later keys win)
+    const char* error;  // the start of the message after the file name
+  };
+  const Case cases[] = {
+      {"evaluator { max_batch: 2000000000 }",
+       "evaluator.max_batch: must be in [1, 4096], got 2000000000"},
+      {"evaluation { games: 2000000000 }",
+       "evaluation.games: must be in [2, 1000000], got 2000000000"},
+      {"evaluation { visits: 2000000000 }",
+       "evaluation.visits: must be in [1, 10000000], got 2000000000"},
+      {"evaluator { backend: \"junk\" }",
+       "evaluator.backend: unknown backend 'junk'"},
+      {"evaluator { device: \"gpu\" }",
+       "evaluator.device: expected cpu, cuda or cuda:N, got 'gpu'"},
+      {"gating { accept_score: 2 }",
+       "gating.accept_score: must be in [0, 1], got 2"},
+      {"gating { accept_score: nan }",
+       "gating.accept_score: must be in [0, 1], got nan"},
+      {"prince_max_steps: -5",
+       "prince_max_steps: must be in [0, 100] (0 = unlimited), got -5"},
+      {"network { stack_layers: 0 }", "network: "},
+      {"network { architecture { blocks: 30 filters: 1024 } }",
+       "network: architecture: 30 blocks x 1024 filters need "},
+      {"network { architecture { blocks: 100 filters: 1024 } }",
+       "network: architecture: 100 blocks x 1024 filters need "},
+  };
+  std::string base = kTinyConfig;
+  base.replace(base.find("GENERATIONS"), 11, "1");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    const std::string text = base + c.text + "\n";
+    absl::StatusOr<proto::LoopConfig> config =
+        training::ParseLoopConfig(text, "cfg");
+    ASSERT_FALSE(config.ok());
+    const std::string message(config.status().message());
+    EXPECT_TRUE(message.starts_with(Cat("cfg: ", c.error))) << message;
+  }
+  // Through the binary: refused at once, and nothing is written, so a
+  // corrected config starts the run.
+  const std::string dir = Dir("limits");
+  std::ofstream(dir + "/bad.textproto")
+      << base << "network { stack_layers: 0 }\n";
+  EXPECT_EQ(RunVolkhvLoop(
+                Cat("--config ", dir, "/bad.textproto --dir ", dir, "/run")),
+            1);
+  EXPECT_FALSE(fs::exists(dir + "/run/config.textproto"));
+  EXPECT_FALSE(fs::exists(dir + "/run/nets"));
+}
+
 }  // namespace
 }  // namespace volkhv
