@@ -180,6 +180,21 @@ TEST(LoopTest, ASecondLoopOnTheSameRunIsRefused) {
   ExpectCompleteRun(run, 1);
 }
 
+// Issue 22, item 10: a loop that died between the last generation's record
+// and metrics.csv left no last row and no report; a rerun makes both.
+TEST(LoopTest, ARerunWritesTheMetricsAndReportOfTheLastGeneration) {
+  const std::string dir = Dir("rerun-report");
+  const std::string config = WriteConfig(dir, 1);
+  const std::string run = dir + "/run";
+  ASSERT_EQ(RunVolkhvLoop(Cat("--config ", config, " --dir ", run)), 0);
+  ASSERT_TRUE(fs::exists(run + "/generations/gen-0001.textproto"));
+  // The state of a loop killed right after writing gen-0001.textproto.
+  fs::remove(run + "/metrics.csv");
+  fs::remove(run + "/report.html");
+  ASSERT_EQ(RunVolkhvLoop(Cat("--config ", config, " --dir ", run)), 0);
+  ExpectCompleteRun(run, 1);
+}
+
 TEST(LoopTest, ShippedConfigsAreValid) {
   int configs = 0;
   for (const auto& entry :

@@ -460,6 +460,21 @@ absl::Status Loop::Run() {
   absl::StatusOr<std::vector<proto::GenerationRecord>> done =
       ReadGenerations(options_.run_dir);
   if (!done.ok()) return done.status();
+  // A loop that died between a generation's record and the metrics wrote
+  // neither the last row nor the report: both are made again from the
+  // records.
+  if (!done->empty()) {
+    if (absl::Status s =
+            WriteMetricsCsv(*done, options_.run_dir + "/metrics.csv");
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s =
+            WriteReportHtml(*done, config_, options_.run_dir + "/report.html");
+        !s.ok()) {
+      return s;
+    }
+  }
   for (int g = static_cast<int>(done->size()); g < config_.generations(); ++g) {
     const auto start = std::chrono::steady_clock::now();
     const std::string selfplay_net = SelfplayNet(g, *done);
