@@ -8,6 +8,7 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -499,7 +500,13 @@ absl::StatusOr<MatchReport> RunMatch(
   const int threads =
       std::clamp(options.concurrency, 1, static_cast<int>(jobs.size()));
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
+  for (int i = 1; i < threads; ++i) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // fewer threads (this one at least) play every game
+    }
+  }
   worker();
   for (std::thread& t : pool) t.join();
 
