@@ -21,6 +21,7 @@
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 #include "engine/protocol/analysis_engine.h"
+#include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/protocol/uci_engine.h"
 #include "engine/search/search.h"
@@ -352,9 +353,16 @@ int RunPlay(const std::vector<std::string>& args) {
       draw_board = false;
     }
     std::cout << SideName(info, user_side) << " to move> " << std::flush;
-    if (!std::getline(std::cin, line)) {
+    const protocol::LineRead read =
+        protocol::ReadLine(std::cin, protocol::kDefaultMaxLineBytes, &line);
+    if (read == protocol::LineRead::kEnd) {
       std::cout << "\nEnd of input: the game is left unfinished.\n";
       return kExitOk;
+    }
+    if (read == protocol::LineRead::kTooLong) {
+      std::cout << "Input longer than " << protocol::kDefaultMaxLineBytes
+                << " bytes; ignored.\n";
+      continue;
     }
     const std::string_view input = Trim(line);
     if (input.empty()) continue;
