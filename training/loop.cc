@@ -568,9 +568,8 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   }
   const double accept = config.gating().accept_score();
   if (!(accept >= 0 && accept <= 1)) {
-    return absl::InvalidArgumentError(
-        Cat("gating.accept_score: must be in [0, 1], got ",
-            absl::StrCat(accept)));
+    return absl::InvalidArgumentError(Cat(
+        "gating.accept_score: must be in [0, 1], got ", absl::StrCat(accept)));
   }
   return absl::OkStatus();
 }
