@@ -21,6 +21,7 @@
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 #include "engine/protocol/analysis_engine.h"
+#include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/protocol/uci_engine.h"
 #include "engine/search/search.h"
@@ -137,6 +138,8 @@ int RunEngine(const std::vector<std::string>& args) {
        {"ram-mb", "MB", "2048",
         "cap on the search tree's memory (the ram_limit_mb option; 0 = none): "
         "an infinite search stops growing the tree there"},
+       {"max-line-bytes", "N", "1048576",
+        "longer command lines are answered with an error and skipped"},
        {"help", "", "", "print this help"}});
   int code = 0;
   std::optional<CommandLine> cl = ParseOrExit(
@@ -169,6 +172,9 @@ int RunEngine(const std::vector<std::string>& args) {
                 absl::InvalidArgumentError(Cat("--ram-mb: ", s.message())),
                 kExitUsage);
   }
+  absl::StatusOr<int> max_line = cl->GetInt("max-line-bytes", 64, 1 << 30);
+  if (!max_line.ok()) return Fail("engine", max_line.status(), kExitUsage);
+  options.max_line_bytes = static_cast<size_t>(*max_line);
   // Replies come from the search thread too: reading stdin must not flush
   // stdout behind the engine's back.
   std::cin.tie(nullptr);
@@ -182,6 +188,14 @@ int RunAnalysis(const std::vector<std::string>& args) {
                 "queries searched at once (each by its own search thread)"},
                {"visits", "N", "500", "maxVisits of queries that give none"},
                {"seed", "N", "1", "seed of every search"},
+               {"ram-mb", "MB", "2048",
+                "cap on each search tree's memory (the ram_limit_mb option; "
+                "0 = none): a search stops there and answers"},
+               {"max-line-bytes", "N", "1048576",
+                "longer query lines are answered with an error and skipped"},
+               {"max-json-depth", "N", "64",
+                "queries nesting arrays/objects deeper are answered with an "
+                "error"},
                {"help", "", "", "print this help"}});
   int code = 0;
   std::optional<CommandLine> cl = ParseOrExit(
@@ -217,12 +231,28 @@ int RunAnalysis(const std::vector<std::string>& args) {
   }
 
   protocol::AnalysisEngineOptions options;
+  if (absl::Status s = search::SetSearchParam(&options.params, "ram_limit_mb",
+                                              cl->Get("ram-mb"));
+      !s.ok()) {
+    return Fail("analysis",
+                absl::InvalidArgumentError(Cat("--ram-mb: ", s.message())),
+                kExitUsage);
+  }
+  absl::StatusOr<int> max_line = cl->GetInt("max-line-bytes", 64, 1 << 30);
+  if (!max_line.ok()) return Fail("analysis", max_line.status(), kExitUsage);
+  absl::StatusOr<int> max_depth = cl->GetInt("max-json-depth", 1, 1000);
+  if (!max_depth.ok()) return Fail("analysis", max_depth.status(), kExitUsage);
+  options.max_line_bytes = static_cast<size_t>(*max_line);
+  options.max_json_depth = *max_depth;
   options.threads = *threads;
   options.net = settings->net;
   options.default_max_visits = static_cast<uint64_t>(*visits);
   options.seed = *seed;
   std::cin.tie(nullptr);
   protocol::AnalysisEngine engine(options, FactoryFor(*settings), &std::cout);
+  if (!engine.status().ok()) {
+    return Fail("analysis", engine.status(), kExitInvalidInput);
+  }
   return engine.Run(std::cin);
 }
 
@@ -325,9 +355,16 @@ int RunPlay(const std::vector<std::string>& args) {
       draw_board = false;
     }
     std::cout << SideName(info, user_side) << " to move> " << std::flush;
-    if (!std::getline(std::cin, line)) {
+    const protocol::LineRead read =
+        protocol::ReadLine(std::cin, protocol::kDefaultMaxLineBytes, &line);
+    if (read == protocol::LineRead::kEnd) {
       std::cout << "\nEnd of input: the game is left unfinished.\n";
       return kExitOk;
+    }
+    if (read == protocol::LineRead::kTooLong) {
+      std::cout << "Input longer than " << protocol::kDefaultMaxLineBytes
+                << " bytes; ignored.\n";
+      continue;
     }
     const std::string_view input = Trim(line);
     if (input.empty()) continue;

@@ -47,9 +47,19 @@ absl::StatusOr<std::unique_ptr<GameState>> StateFromCommandLine(
     if (!parsed.ok()) return parsed.status();
     state = *std::move(parsed);
   }
+  if (const size_t open = UnclosedComment(cl.Get("moves"));
+      open != std::string_view::npos) {
+    return absl::InvalidArgumentError(
+        Cat("--moves: the '{' comment at character ", open + 1,
+            " is never closed"));
+  }
   int ply = 0;
   for (const std::string& text : SplitMoveText(cl.Get("moves"))) {
     ++ply;
+    if (state->Result().IsOver()) {
+      return absl::InvalidArgumentError(
+          Cat("--moves, ply ", ply, " '", text, "': the game is already over"));
+    }
     absl::StatusOr<Move> move = state->ParseMove(text);
     if (!move.ok()) {
       return absl::InvalidArgumentError(
@@ -61,7 +71,10 @@ absl::StatusOr<std::unique_ptr<GameState>> StateFromCommandLine(
 }
 
 int Fail(const std::string& command, const absl::Status& status, int code) {
-  std::cerr << "volkhv " << command << ": " << status.message() << "\n";
+  const absl::string_view message = status.message();
+  std::cerr << "volkhv " << command << ": "
+            << OneLine(std::string_view(message.data(), message.size()))
+            << "\n";
   return code;
 }
 

@@ -1,6 +1,8 @@
 // volkhv: the one binary; dispatches to the subcommands in cli/commands.h.
 #include <iostream>
+#include <new>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "cli/commands.h"
@@ -28,6 +30,8 @@ constexpr char kUsage[] =
     "  records    game record files: show, stats\n"
     "  bench      benchmarks: movegen, search, nn\n";
 
+int Dispatch(const std::string& command, const std::vector<std::string>& args);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -38,6 +42,23 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
+  // A thread that cannot be started, or memory that runs out, is a one-line
+  // error rather than an abort.
+  try {
+    return Dispatch(command, args);
+  } catch (const std::system_error& e) {
+    std::cerr << "volkhv " << command << ": cannot start a thread: " << e.what()
+              << "\n";
+  } catch (const std::bad_alloc&) {
+    std::cerr << "volkhv " << command << ": out of memory\n";
+  }
+  return kExitInvalidInput;
+}
+
+namespace {
+
+int Dispatch(const std::string& command, const std::vector<std::string>& args) {
+  using namespace volkhv::cli;
   if (command == "perft") return RunPerft(args);
   if (command == "show") return RunShow(args);
   if (command == "validate") return RunValidate(args);
@@ -61,3 +82,5 @@ int main(int argc, char** argv) {
   std::cerr << "volkhv: unknown command '" << command << "'\n" << kUsage;
   return kExitUsage;
 }
+
+}  // namespace

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/game/bounded_file.h"
 #include "engine/game/strings.h"
 
 namespace volkhv::nn {
@@ -76,16 +77,10 @@ absl::StatusOr<std::string_view> CheckedBody(std::string_view bytes,
   return body;
 }
 
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(
-        Cat(path, ": cannot open: ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(Cat(path, ": read error"));
-  return buffer.str();
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
+                                          int64_t max_bytes,
+                                          std::string_view what) {
+  return ReadBoundedFile(path, max_bytes, what, /*regular_only=*/true);
 }
 
 absl::Status WriteFileAtomically(const std::string& path,

@@ -27,8 +27,12 @@ std::string WithChecksum(std::string body);
 absl::StatusOr<std::string_view> CheckedBody(std::string_view bytes,
                                              std::string_view what);
 
-// Whole file; errors start with the path. Thread-safe.
-absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
+// Whole file, which must be a regular file of at most `max_bytes` bytes
+// (checked before reading; `what` names the kind of file in that error).
+// Errors start with the path. Thread-safe.
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path,
+                                          int64_t max_bytes = int64_t{1} << 30,
+                                          std::string_view what = "file");
 
 // Writes a temporary file in the same directory, fsyncs it, renames it over
 // `path` and fsyncs the directory: readers see the old file or the complete

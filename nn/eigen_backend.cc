@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -429,7 +430,11 @@ class ThreadPool {
  public:
   explicit ThreadPool(int threads) {
     for (int i = 1; i < threads; ++i) {
-      workers_.emplace_back([this, i] { Loop(i); });
+      try {
+        workers_.emplace_back([this, i] { Loop(i); });
+      } catch (const std::system_error&) {
+        break;  // fewer threads (the caller's at least) split the batch
+      }
     }
   }
   ~ThreadPool() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "engine/game/bounded_file.h"
 #include "engine/game/strings.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
@@ -54,14 +55,7 @@ absl::Status MergeTextProto(std::string_view text, std::string_view source_name,
 }
 
 absl::StatusOr<std::string> ReadTextFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
-    return absl::NotFoundError(
-        Cat(path, ": cannot open: ", std::strerror(errno)));
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
+  return ReadBoundedFile(path, kMaxConfigFileBytes, "config file");
 }
 
 }  // namespace volkhv::nn

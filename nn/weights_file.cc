@@ -202,6 +202,21 @@ absl::Status ValidateArchitecture(const proto::Architecture& arch,
               ": comes from the game's encoder; a config must not set it"));
     }
   }
+  if (require_geometry) {
+    // Every value the file stores (BN statistics too): the file must stay
+    // well below protobuf's 2 GB message limit, and the net must fit memory.
+    int64_t values = 0;
+    for (const TensorSpec& spec : NetworkTensorSpecs(arch)) {
+      values += spec.NumElements();
+    }
+    if (values > kMaxNetworkValues) {
+      return absl::InvalidArgumentError(
+          Cat("architecture: ", arch.blocks(), " blocks x ", arch.filters(),
+              " filters need ", values, " weights, more than the limit of ",
+              kMaxNetworkValues, " (", kMaxNetworkValues * 4 / (1 << 20),
+              " MB of float32; a weight file must stay below 2 GB)"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -373,7 +388,8 @@ absl::StatusOr<std::string> SerializeNetworkWeights(
 }
 
 absl::StatusOr<NetworkWeights> ReadNetworkWeights(const std::string& path) {
-  absl::StatusOr<std::string> bytes = ReadWholeFile(path);
+  absl::StatusOr<std::string> bytes =
+      ReadWholeFile(path, kMaxNetworkFileBytes, "network file");
   if (!bytes.ok()) return bytes.status();
   absl::StatusOr<NetworkWeights> weights = ParseNetworkWeights(*bytes);
   if (!weights.ok()) {

@@ -85,8 +85,16 @@ int PolicyHeadFilters(const proto::Architecture& arch);
 // Squeeze-excitation bottleneck channels (0 = no SE).
 int SeChannels(const proto::Architecture& arch);
 
+// The most values (weights, biases, BN statistics) a net may hold: 1 GB of
+// float32, half of protobuf's 2 GB message limit.
+inline constexpr int64_t kMaxNetworkValues = int64_t{1} << 28;
+// The largest network file read: those values and room for the rest.
+inline constexpr int64_t kMaxNetworkFileBytes =
+    kMaxNetworkValues * 4 + (int64_t{16} << 20);
+
 // Checks every field (the tower and, with require_geometry, the input and
-// output geometry) for presence and range. Errors name the field:
+// output geometry, and the net's size against kMaxNetworkValues) for
+// presence and range. Errors name the field:
 // "architecture.filters: must be in [1, 1024], got 0".
 absl::Status ValidateArchitecture(const proto::Architecture& arch,
                                   bool require_geometry);

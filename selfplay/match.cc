@@ -8,10 +8,12 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <system_error>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "engine/game/bounded_file.h"
 #include "engine/game/strings.h"
 
 namespace volkhv::selfplay {
@@ -284,12 +286,17 @@ std::string MatchReport::Summary() const {
 
 absl::StatusOr<std::vector<std::string>> ReadOpeningsFile(
     const Game& game, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(Cat("cannot open '", path, "'"));
+  absl::StatusOr<std::string> content =
+      ReadBoundedFile(path, kMaxTextFileBytes, "file of openings");
+  if (!content.ok()) {
+    if (absl::IsNotFound(content.status())) {
+      return absl::NotFoundError(Cat("cannot open '", path, "'"));
+    }
+    return content.status();
+  }
   std::vector<std::string> positions;
-  std::string line;
   int number = 0;
-  while (std::getline(in, line)) {
+  for (std::string_view line : Split(*content, "\n", false)) {
     ++number;
     const std::string_view text = Trim(line);
     if (text.empty() || text.front() == '#') continue;
@@ -499,7 +506,13 @@ absl::StatusOr<MatchReport> RunMatch(
   const int threads =
       std::clamp(options.concurrency, 1, static_cast<int>(jobs.size()));
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back(worker);
+  for (int i = 1; i < threads; ++i) {
+    try {
+      pool.emplace_back(worker);
+    } catch (const std::system_error&) {
+      break;  // fewer threads (this one at least) play every game
+    }
+  }
   worker();
   for (std::thread& t : pool) t.join();
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "absl/strings/numbers.h"
+#include "engine/game/bounded_file.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
 #include "nn/checked_file.h"
@@ -24,7 +25,8 @@ absl::Status WriteGameRecords(const std::string& path,
 
 absl::StatusOr<std::vector<proto::GameRecord>> ReadGameRecords(
     const std::string& path) {
-  absl::StatusOr<std::string> bytes = nn::ReadWholeFile(path);
+  absl::StatusOr<std::string> bytes =
+      nn::ReadWholeFile(path, kMaxRecordFileBytes, "record file");
   if (!bytes.ok()) return bytes.status();
   absl::StatusOr<std::string_view> body =
       nn::CheckedBody(*bytes, "game record file");

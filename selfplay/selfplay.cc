@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <system_error>
 #include <thread>
 #include <utility>
 
@@ -397,7 +398,22 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
   std::vector<std::thread> threads;
   running = num_threads;
   threads.reserve(num_threads);
-  for (int i = 0; i < num_threads; ++i) threads.emplace_back(game_thread);
+  std::string start_error;
+  for (int i = 0; i < num_threads; ++i) {
+    try {
+      threads.emplace_back(game_thread);
+    } catch (const std::system_error& e) {
+      // Fewer game threads play every game all the same.
+      start_error = e.what();
+      std::lock_guard<std::mutex> lock(mu);
+      running -= num_threads - i;
+      break;
+    }
+  }
+  if (threads.empty()) {
+    return absl::ResourceExhaustedError(
+        Cat("cannot start a self-play thread: ", start_error));
+  }
 
   Clock::time_point last_progress = Clock::now();
   {

@@ -177,8 +177,7 @@ TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
   ASSERT_FALSE(file.empty());
   const RunResult show = Volkhv("records show " + file + " --index 1");
   ASSERT_EQ(show.exit_code, 0) << show.err;
-  EXPECT_NE(show.out.find("[Game \"tavlei9\"]"), std::string::npos)
-      << show.out;
+  EXPECT_NE(show.out.find("[Game \"tavlei9\"]"), std::string::npos) << show.out;
   // What `records show` prints, `validate` replays legally.
   const std::string pgn = WriteTemp("shown.pgn", show.out);
   const RunResult validate = Volkhv("validate --game tavlei9 " + pgn);
@@ -191,6 +190,116 @@ TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
   EXPECT_NE(stats.out.find("1: 100.0000%"), std::string::npos) << stats.out;
   EXPECT_EQ(Volkhv("records show " + dir + "/missing.vrec").exit_code, 1);
   EXPECT_EQ(Volkhv("records stats /nonexistent/dir").exit_code, 1);
+}
+
+// Issue 22, item 7: the move counters stop at 65535 instead of wrapping.
+TEST(CliTest, MoveCountersStopAt65535) {
+  RunResult r = Volkhv(
+      "show --position 'rnbqkbnr/prpnpbpqphpbpnpr/8/8/8/8/PRPNPBPQPHPBPNPR/"
+      "RNBQKBNR b KQkq - 0 65535' --moves e7-e6");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(" w KQkq - 0 65535\n"), std::string::npos) << r.out;
+  // What show prints reads back.
+  r = Volkhv(
+      "show --position 'rnbqkbnr/prpnpbpqphpbpnpr/8/8/8/8/PRPNPBPQPHPBPNPR/"
+      "RNBQKBNR w KQkq - 0 65535'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// Issue 22, item 8: show and perft refuse moves after the end of the game,
+// as validate, engine and analysis do.
+TEST(CliTest, MovesAfterTheEndOfTheGameAreRefused) {
+  const std::string moves =
+      "--moves 'b1-c3 b8-c6 c3-b1 c6-b8 b1-c3 b8-c6 c3-b1 c6-b8 b1-c3 b8-c6'";
+  for (const std::string command : {"show ", "perft --depth 1 "}) {
+    const RunResult r = Volkhv(command + moves);
+    EXPECT_EQ(r.exit_code, 1) << command << r.out;
+    EXPECT_EQ(r.err,
+              "volkhv " + command.substr(0, command.find(' ')) +
+                  ": --moves, ply 9 'b1-c3': the game is already over\n");
+  }
+  // The same moves up to the repetition are fine.
+  const RunResult r =
+      Volkhv("show --moves 'b1-c3 b8-c6 c3-b1 c6-b8 b1-c3 b8-c6 c3-b1 c6-b8'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Status: draw (repetition)"), std::string::npos)
+      << r.out;
+}
+
+// Issue 22, item 12: input echoed in an error cannot split its line.
+TEST(CliTest, ErrorsEchoingInputStayOnOneLine) {
+  const RunResult r =
+      Volkhv("show --position \"$(printf 'k7/8/8/8/8/8/8/K7 w\\nX - - 0 1')\"");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(LineCount(r.err), 1) << r.err;
+  EXPECT_NE(r.err.find("\\n"), std::string::npos) << r.err;
+}
+
+// Issue 22, item 14: inputs are read up to a limit, never until memory runs
+// out; binary files must be regular files.
+TEST(CliTest, InputFilesAreReadUpToALimit) {
+  struct Case {
+    const char* args;
+    const char* error;  // the whole stderr
+  };
+  for (const Case& c : {
+           Case{"validate /dev/zero",
+                "volkhv validate: /dev/zero: larger than the limit of "
+                "67108864 bytes for a game file\n"},
+           Case{"loop --config /dev/zero --dir /nonexistent/run",
+                "volkhv loop: /dev/zero: larger than the limit of 1048576 "
+                "bytes for a config file\n"},
+           Case{"records show /dev/zero",
+                "volkhv records show: /dev/zero: not a regular file (a record "
+                "file must be one)\n"},
+           Case{"net describe /dev/zero",
+                "volkhv net describe: /dev/zero: not a regular file (a "
+                "network file must be one)\n"},
+       }) {
+    SCOPED_TRACE(c.args);
+    const RunResult r = Volkhv(c.args);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(r.err, c.error);
+  }
+}
+
+// Issue 22, item 14: an unclosed `{` no longer swallows the rest of a game.
+TEST(CliTest, AnUnclosedCommentIsAnError) {
+  const std::string path =
+      WriteTemp("unclosed.txt",
+                "[Game \"a\"]\n1. e2-e4 e7-e5\n2. d2-d4 {a comment\nd7-d5 3. "
+                "e4xd5\n");
+  RunResult r = Volkhv("validate " + path);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "volkhv validate: " + path +
+                       ": line 3: a '{' comment is never closed (it would "
+                       "hide the rest of the game)\n");
+  r = Volkhv("show --moves 'e2-e4 {oops e7-e5'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "volkhv show: --moves: the '{' comment at character 7 is never "
+            "closed\n");
+}
+
+// Issue 22, item 4: a net too large for a weight file (protobuf's 2 GB) is
+// refused before anything is allocated, with one line.
+TEST(CliTest, NetInitRefusesANetTooLargeForItsFile) {
+  for (const char* size :
+       {"blocks: 30 filters: 1024", "blocks: 100 filters: 1024"}) {
+    SCOPED_TRACE(size);
+    const std::string config = WriteTemp(
+        "huge.textproto", std::string("architecture { ") + size + " }\n");
+    const std::string out = WriteTemp("huge.net", "");
+    std::filesystem::remove(out);
+    const RunResult r =
+        Volkhv("net init --game tavreli --config " + config + " --out " + out);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_EQ(LineCount(r.err), 1) << r.err;
+    EXPECT_NE(r.err.find(" filters need "), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("more than the limit of 268435456"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
 }
 
 }  // namespace

@@ -180,6 +180,21 @@ TEST(LoopTest, ASecondLoopOnTheSameRunIsRefused) {
   ExpectCompleteRun(run, 1);
 }
 
+// Issue 22, item 10: a loop that died between the last generation's record
+// and metrics.csv left no last row and no report; a rerun makes both.
+TEST(LoopTest, ARerunWritesTheMetricsAndReportOfTheLastGeneration) {
+  const std::string dir = Dir("rerun-report");
+  const std::string config = WriteConfig(dir, 1);
+  const std::string run = dir + "/run";
+  ASSERT_EQ(RunVolkhvLoop(Cat("--config ", config, " --dir ", run)), 0);
+  ASSERT_TRUE(fs::exists(run + "/generations/gen-0001.textproto"));
+  // The state of a loop killed right after writing gen-0001.textproto.
+  fs::remove(run + "/metrics.csv");
+  fs::remove(run + "/report.html");
+  ASSERT_EQ(RunVolkhvLoop(Cat("--config ", config, " --dir ", run)), 0);
+  ExpectCompleteRun(run, 1);
+}
+
 TEST(LoopTest, ShippedConfigsAreValid) {
   int configs = 0;
   for (const auto& entry :
@@ -205,6 +220,60 @@ TEST(LoopTest, BadConfigsNameTheKey) {
               1)
         << name;
   }
+}
+
+// Issue 22, items 3, 4 and 6: a loop config is checked against the limits
+// of the command line, and its net against the weight file's limit, before
+// anything is allocated or written; the error names the key.
+TEST(LoopTest, ConfigsAreCheckedAgainstTheCommandLineLimits) {
+  struct Case {
+    const char* text;   // appended to the tiny config (later keys win)
+    const char* error;  // the start of the message after the file name
+  };
+  const Case cases[] = {
+      {"evaluator { max_batch: 2000000000 }",
+       "evaluator.max_batch: must be in [1, 4096], got 2000000000"},
+      {"evaluation { games: 2000000000 }",
+       "evaluation.games: must be in [2, 1000000], got 2000000000"},
+      {"evaluation { visits: 2000000000 }",
+       "evaluation.visits: must be in [1, 10000000], got 2000000000"},
+      {"evaluator { backend: \"junk\" }",
+       "evaluator.backend: unknown backend 'junk'"},
+      {"evaluator { device: \"gpu\" }",
+       "evaluator.device: expected cpu, cuda or cuda:N, got 'gpu'"},
+      {"gating { accept_score: 2 }",
+       "gating.accept_score: must be in [0, 1], got 2"},
+      {"gating { accept_score: nan }",
+       "gating.accept_score: must be in [0, 1], got nan"},
+      {"prince_max_steps: -5",
+       "prince_max_steps: must be in [0, 100] (0 = unlimited), got -5"},
+      {"network { stack_layers: 0 }", "network: "},
+      {"network { architecture { blocks: 30 filters: 1024 } }",
+       "network: architecture: 30 blocks x 1024 filters need "},
+      {"network { architecture { blocks: 100 filters: 1024 } }",
+       "network: architecture: 100 blocks x 1024 filters need "},
+  };
+  std::string base = kTinyConfig;
+  base.replace(base.find("GENERATIONS"), 11, "1");
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.text);
+    const std::string text = base + c.text + "\n";
+    absl::StatusOr<proto::LoopConfig> config =
+        training::ParseLoopConfig(text, "cfg");
+    ASSERT_FALSE(config.ok());
+    const std::string message(config.status().message());
+    EXPECT_TRUE(message.starts_with(Cat("cfg: ", c.error))) << message;
+  }
+  // Through the binary: refused at once, and nothing is written, so a
+  // corrected config starts the run.
+  const std::string dir = Dir("limits");
+  std::ofstream(dir + "/bad.textproto")
+      << base << "network { stack_layers: 0 }\n";
+  EXPECT_EQ(RunVolkhvLoop(
+                Cat("--config ", dir, "/bad.textproto --dir ", dir, "/run")),
+            1);
+  EXPECT_FALSE(fs::exists(dir + "/run/config.textproto"));
+  EXPECT_FALSE(fs::exists(dir + "/run/nets"));
 }
 
 }  // namespace

@@ -202,6 +202,19 @@ TEST(MatchTest, RoundRobinOfThree) {
   EXPECT_NE(report->Summary().find("Standings"), std::string::npos);
 }
 
+// Issue 22, item 14: an openings file is read up to a limit.
+TEST(MatchTest, OpeningsFilesAreReadUpToALimit) {
+  std::unique_ptr<Game> game = MakeGameOrDie("tavreli");
+  absl::StatusOr<std::vector<std::string>> positions =
+      ReadOpeningsFile(*game, "/dev/zero");
+  ASSERT_FALSE(positions.ok());
+  EXPECT_EQ(positions.status().message(),
+            "/dev/zero: larger than the limit of 67108864 bytes for a file of "
+            "openings");
+  EXPECT_TRUE(absl::IsNotFound(
+      ReadOpeningsFile(*game, TempPath("missing.txt")).status()));
+}
+
 TEST(MatchTest, OpeningsFromAFileArePlayedWithBothColours) {
   std::unique_ptr<Game> game = MakeGameOrDie("tavreli");
   const std::string path = TempPath("openings.txt");

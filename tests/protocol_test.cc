@@ -473,6 +473,68 @@ TEST(UciEngineTest, RunReadsUntilEndOfInput) {
   EXPECT_EQ(Field(last_info, "nodes"), "200");
 }
 
+// Issue 22, item 13: huge increments and moves-to-go do not overflow the
+// time share (UBSan saw it): the clock's share is spent, not 1 ms.
+TEST(UciEngineTest, HugeClockValuesDoNotOverflow) {
+  InProcessEngine e;
+  std::vector<std::string> lines =
+      e.Do({"position startpos", "go wtime 1000 winc 9223372036854775807"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+  std::string last_info;
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last_info = l;
+  }
+  // The share is the clock less its margin (900 ms), never more.
+  EXPECT_GE(std::stoll(Field(last_info, "time")), 100) << last_info;
+  lines = e.Do({"go wtime 1000 movestogo 9223372036854775807"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+  lines = e.Do({"go wtime -9223372036854775807 winc 9223372036854775807"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+}
+
+// Issue 22, item 11: stop, isready and quit are answered while a limited
+// search runs, even behind a command that waits for it.
+TEST(UciEngineTest, RunAnswersStopDuringALimitedSearch) {
+  UciEngineOptions options;
+  options.params.ram_limit_mb = 0;  // no cap: the search would run forever
+  std::istringstream in(
+      "go nodes 1000000000\nposition startpos\nisready\nstop\n"
+      "go nodes 50\nquit\n");
+  std::ostringstream out;
+  {
+    UciEngine engine(options, UniformFactory, &out);
+    EXPECT_EQ(engine.Run(in), 0);
+  }
+  const std::vector<std::string> lines = Lines(out.str());
+  EXPECT_EQ(CountPrefix(lines, "readyok"), 1);
+  ASSERT_EQ(CountPrefix(lines, "bestmove "), 2) << out.str();
+  // The first search was stopped long before its limit.
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) {
+      EXPECT_LT(std::stoll(Field(l, "nodes")), 1000000000) << l;
+    }
+  }
+}
+
+// A command line longer than the limit is answered and skipped.
+TEST(UciEngineTest, OverlongLinesAreSkipped) {
+  UciEngineOptions options;
+  options.max_line_bytes = 100;
+  std::istringstream in("position startpos moves " + std::string(500, 'x') +
+                        "\nisready\n");
+  std::ostringstream out;
+  {
+    UciEngine engine(options, UniformFactory, &out);
+    EXPECT_EQ(engine.Run(in), 0);
+  }
+  const std::vector<std::string> lines = Lines(out.str());
+  ASSERT_EQ(lines.size(), 2u) << out.str();
+  EXPECT_EQ(lines[0],
+            "info string error command longer than 100 bytes "
+            "(--max-line-bytes); skipped");
+  EXPECT_EQ(lines[1], "readyok");
+}
+
 // ---- The real binary through pipes ----
 
 bool HaveBinary() { return access(VOLKHV_BINARY, X_OK) == 0; }
@@ -683,6 +745,29 @@ TEST(EnginePipeTest, ScriptFromAFile) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
 }
 
+// Issue 22, item 11: `go nodes 1000000000` then `stop` stops at once,
+// through the real binary (its reader thread), with no tree cap at all.
+TEST(EnginePipeTest, StopEndsALongLimitedSearch) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  Child engine({"engine", "--net", "random", "--ram-mb", "0"});
+  engine.Send("go nodes 1000000000");
+  engine.Send("position startpos");
+  engine.Send("isready");
+  // Without the reader this would come after the billion nodes.
+  std::vector<std::string> lines = engine.ReadUntil("readyok");
+  EXPECT_EQ(CountPrefix(lines, "bestmove"), 0);
+  const auto started = std::chrono::steady_clock::now();
+  engine.Send("stop");
+  lines = engine.ReadUntil("bestmove");
+  // Generous: a search that ignored stop would take many minutes.
+  EXPECT_LT(std::chrono::steady_clock::now() - started,
+            std::chrono::seconds(30));
+  EXPECT_TRUE(StartsWith(lines.back(), "bestmove ")) << lines.back();
+  engine.Send("go nodes 1000000000");
+  engine.Send("quit");
+  EXPECT_EQ(engine.Wait(), 0);
+}
+
 // ---- The JSON analysis engine ----
 
 std::map<std::string, std::vector<Json>> ById(const std::string& output) {
@@ -882,13 +967,101 @@ TEST(AnalysisPipeTest, QueriesFromStdinAndEndOfInput) {
 
 // ---- play and analyze ----
 
+// Issue 22, item 1: a deeply nested query killed the engine (stack
+// overflow copying the id); it is refused before parsing and the queries
+// after it are answered. Item 14: an overlong line is refused the same way.
+TEST(AnalysisPipeTest, DeepAndOverlongQueriesAreRefused) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  std::string input =
+      "{\"id\":" + std::string(70000, '[') + std::string(70000, ']') + "}\n";
+  input += R"({"id":"turns","moves":["e2-e4"],"analyzeTurns":[)" +
+           std::string(5000, '[') + std::string(5000, ']') + "]}\n";
+  input +=
+      R"({"id":"deep-string","position":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["})"
+      "\n";
+  input +=
+      "{\"id\":\"long\",\"position\":\"" + std::string(250000, 'x') + "\"}\n";
+  input += R"({"id":"after","maxVisits":20})"
+           "\n";
+  const RunResult r = RunWithInput(
+      "analysis --net random --max-line-bytes 200000 --analysis-threads 1",
+      input);
+  EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 1000);
+  auto answers = ById(r.out);
+  // Two refused for depth, one for length, all without an id.
+  ASSERT_EQ(answers["null"].size(), 3u) << r.out.substr(0, 2000);
+  int deep = 0, long_lines = 0;
+  for (const Json& a : answers["null"]) {
+    const std::string error = a["error"].get<std::string>();
+    if (error == "invalid JSON: nested deeper than 64 (--max-json-depth)") {
+      ++deep;
+    }
+    if (error == "query longer than 200000 bytes (--max-line-bytes)") {
+      ++long_lines;
+    }
+  }
+  EXPECT_EQ(deep, 2);
+  EXPECT_EQ(long_lines, 1);
+  // Brackets inside a string do not count.
+  ASSERT_EQ(answers["deep-string"].size(), 1u);
+  EXPECT_NE(
+      answers["deep-string"][0]["error"].get<std::string>().find("position"),
+      std::string::npos);
+  ASSERT_EQ(answers["after"].size(), 1u);
+  ExpectGoodAnswer(answers["after"][0], *Position("tavreli", "", {}));
+  // Usage errors for the limits.
+  EXPECT_EQ(RunWithInput("analysis --max-json-depth 0", "").exit_code, 2);
+  EXPECT_EQ(RunWithInput("analysis --ram-mb -1", "").exit_code, 2);
+}
+
+// Issue 22, item 2: `analysis` caps each search tree (--ram-mb, as
+// `engine`): a query for 100 million visits stops at the cap and answers.
+TEST(AnalysisPipeTest, RamMbCapsTheTree) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  const RunResult r = RunWithInput("analysis --net random --ram-mb 4",
+                                   R"({"id":"a","maxVisits":100000000})"
+                                   "\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto answers = ById(r.out);
+  ASSERT_EQ(answers["a"].size(), 1u) << r.out;
+  ExpectGoodAnswer(answers["a"][0], *Position("tavreli", "", {}));
+  const uint64_t visits = answers["a"][0]["rootInfo"]["visits"].get<uint64_t>();
+  EXPECT_GT(visits, 100u);
+  EXPECT_LT(visits, 1000000u);
+}
+
+// Issue 22, item 14: analysis threads that cannot be started (here under a
+// 1 GB address-space limit, 1024 stacks) are a one-line error, not an abort.
+TEST(AnalysisPipeTest, ThreadsThatCannotStartAreAOneLineError) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  const std::string out = ::testing::TempDir() + "/" +
+                          std::to_string(getpid()) + "_threads_out.txt";
+  const std::string command =
+      "ulimit -v 1000000; " + std::string(VOLKHV_BINARY) +
+      " analysis --net random --analysis-threads 1024 </dev/null >" + out +
+      " 2>&1";
+  const int status = std::system(command.c_str());
+  std::ifstream file(out);
+  const std::string text(std::istreambuf_iterator<char>(file), {});
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << text;
+  EXPECT_TRUE(StartsWith(text,
+                         "volkhv analysis: cannot start analysis "
+                         "thread "))
+      << text;
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+}
+
 TEST(PlayTest, ScriptedSessionThroughStdin) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  // An overlong line (issue 22, item 14) is refused and play goes on.
   const RunResult r =
       RunWithInput("play --game tavreli --net random --visits 200",
-                   "help\ne2-e5\nmoves\ne2-e4\nundo\nd2-d4\nquit\n");
-  EXPECT_EQ(r.exit_code, 0) << r.out;
+                   "help\ne2-e5\nmoves\n" + std::string(2 << 20, 'x') +
+                       "\ne2-e4\nundo\nd2-d4\nquit\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 2000);
   const std::string& out = r.out;
+  EXPECT_NE(out.find("Input longer than 1048576 bytes; ignored.\n"),
+            std::string::npos);
   // The board with its stacks, the prompt, help.
   EXPECT_NE(out.find("PR    PN    PB"), std::string::npos) << out;
   EXPECT_NE(out.find("white to move> "), std::string::npos);

@@ -134,6 +134,16 @@ TEST(ClockTest, ResetsOnPawnMovesAndCapturesOnly) {
             "4k3/8/8/+R7/8/8/8/4K3 b - - 8 1");
 }
 
+// Issue 22, item 7: the counters stop at TFEN's largest value instead of
+// wrapping (a wrapped clock forgot the fifty-move rule; a wrapped move
+// number did not read back).
+TEST(ClockTest, CountersStopAt65535) {
+  EXPECT_EQ(PlayMoves("k7/8/1K6/8/8/8/8/7R w - - 65535 9", {"h1-h2"}),
+            "k7/8/1K6/8/8/8/7R/8 b - - 65535 9");
+  EXPECT_EQ(PlayMoves("k7/8/1K6/8/8/8/8/7R b - - 3 65535", {"a8-b8"}),
+            "1k6/8/1K6/8/8/8/8/7R w - - 4 65535");
+}
+
 TEST(LegalityTest, NothingOnAKing) {
   EXPECT_FALSE(IsLegal("4k3/8/8/8/8/8/8/4K2R w - - 0 1", "h1xe1"));
   EXPECT_FALSE(IsLegal("4k3/8/8/8/8/8/8/4R2K w - - 0 1", "e1xe8"));

@@ -720,6 +720,63 @@ TEST(DatasetTest, DamagedFilesAndInvalidGamesAreSkippedWithAWarning) {
   EXPECT_FALSE(Dataset::Load(options, [](const std::string&) {}).ok());
 }
 
+// Issue 22, item 5: values the CRC cannot vouch for (written that way) are
+// checked: a game with a non-finite, negative or unnormalised root WDL, or
+// absurd visits, is skipped with a warning naming file, game, ply and field.
+TEST(DatasetTest, RecordValuesAreCheckedNamingFileGamePlyAndField) {
+  const TestDir test_dir("values");
+  const std::string& dir = test_dir.path;
+  std::vector<proto::GameRecord> good =
+      SyntheticGames("tavlei9", {.games = 2, .tag = "good"});
+  for (proto::GameRecord& g : good) {
+    for (proto::PlyRecord& p : *g.mutable_plies()) {
+      for (float x : {0.2f, 0.3f, 0.5f}) p.add_root_wdl(x);
+    }
+  }
+  WriteRecords(dir + "/1-good.vrec", good);
+  std::vector<proto::GameRecord> bad =
+      SyntheticGames("tavlei9", {.games = 4, .seed = 5, .tag = "bad"});
+  for (proto::GameRecord& g : bad) {
+    for (proto::PlyRecord& p : *g.mutable_plies()) {
+      for (float x : {0.2f, 0.3f, 0.5f}) p.add_root_wdl(x);
+    }
+  }
+  bad[0].mutable_plies(1)->set_root_wdl(0, std::nanf(""));
+  bad[1].mutable_plies(0)->set_root_wdl(2, -5);
+  bad[2].mutable_plies(3)->set_root_wdl(1, 0.8f);
+  bad[3].mutable_plies(2)->mutable_visits(0)->set_visits(4000000000u);
+  WriteRecords(dir + "/2-bad.vrec", bad);
+
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_validation_fraction(0);
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::unique_ptr<Dataset>> data = Dataset::Load(
+      options, [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ((*data)->stats().games_invalid, 4);
+  ASSERT_EQ((*data)->games().size(), 2u);
+  for (const proto::GameRecord& g : (*data)->games()) {
+    EXPECT_TRUE(g.created().starts_with("good-")) << g.created();
+  }
+  // Newest first: the window is filled from the end.
+  ASSERT_EQ(warnings.size(), 4u);
+  const std::string file = dir + "/2-bad.vrec game ";
+  EXPECT_TRUE(Contains(warnings[0], file + "4 (tavlei9, created bad-3): "
+                                           "ply 3: visits[0]: 4000000000 is "
+                                           "out of range"));
+  EXPECT_TRUE(Contains(warnings[1], file + "3 (tavlei9, created bad-2): "
+                                           "ply 4: root_wdl: sums to 1.5, "
+                                           "not 1"));
+  EXPECT_TRUE(Contains(warnings[2], file + "2 (tavlei9, created bad-1): "
+                                           "ply 1: root_wdl[2]: -5 is not a "
+                                           "probability"));
+  EXPECT_TRUE(Contains(warnings[3], file + "1 (tavlei9, created bad-0): "
+                                           "ply 2: root_wdl[0]: nan is not a "
+                                           "probability"));
+}
+
 // The window keeps the newest positions (file name order, then game order);
 // the validation split is by game and stable.
 TEST(DatasetTest, WindowHoldsTheNewestPositions) {
@@ -907,6 +964,126 @@ TEST(TrainerTest, LossDecreasesOnAFixedDataSet) {
             Split(lines[0], ",", false).size());
   EXPECT_FALSE(Contains(std::string(lines[3]), ",,"));    // validation present
   EXPECT_TRUE(Contains(std::string(lines[1]), ",,,,,"));  // none
+}
+
+// Issue 22, item 5: a net whose outputs overflow gives a non-finite loss:
+// the trainer refuses it before the optimiser step, names the batch's
+// records, and the checkpoint on disk stays the last finite one.
+TEST(TrainerTest, ANonFiniteLossIsRefusedAndNothingIsSaved) {
+  const TestDir test_dir("nonfinite");
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavlei9", {.games = 6, .max_plies = 20}));
+  // Finite weights so large that the value logits overflow.
+  absl::StatusOr<nn::NetworkWeights> net =
+      nn::ReadNetworkWeights(WriteTinyNet(dir, "tavlei9"));
+  ASSERT_TRUE(net.ok()) << net.status();
+  int scaled = 0;
+  for (nn::TensorData& t : net->tensors) {
+    if (t.name == "value.fc1.weight") {
+      for (float& x : t.values) x *= 1e20f;
+      ++scaled;
+    }
+    if (t.name == "value.fc2.weight") {  // [3][hidden]: +W, 0, -L
+      const size_t hidden = t.values.size() / 3;
+      for (size_t i = 0; i < t.values.size(); ++i) {
+        t.values[i] = i < hidden ? 3e38f : i < 2 * hidden ? 0.0f : -3e38f;
+      }
+      ++scaled;
+    }
+  }
+  ASSERT_EQ(scaled, 2);
+  const std::string huge = dir + "/huge.net";
+  ASSERT_TRUE(nn::WriteNetworkWeights(*net, huge).ok());
+  TrainerOptions options = Options(dir, huge, TinyConfig());
+  options.checkpoint = dir + "/train.ckpt";
+  options.log_csv = dir + "/log.csv";
+  std::unique_ptr<Trainer> trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  // A new call checkpoints its start.
+  absl::StatusOr<std::string> before = nn::ReadWholeFile(options.checkpoint);
+  ASSERT_TRUE(before.ok()) << before.status();
+  absl::StatusOr<std::vector<Losses>> losses = trainer->Train(6);
+  ASSERT_FALSE(losses.ok());
+  const std::string message(losses.status().message());
+  EXPECT_TRUE(Contains(message, "training step 1: the loss is not finite"));
+  EXPECT_TRUE(Contains(
+      message, "the batch came from " + dir + "/records: a.vrec game "));
+  EXPECT_TRUE(Contains(message, " ply "));
+  trainer.reset();
+  absl::StatusOr<std::string> after = nn::ReadWholeFile(options.checkpoint);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(*after, *before);
+}
+
+// Issue 22, items 5 and 9: a bad record file is skipped with a warning, and
+// once it is removed the interrupted call resumes (it read that file); a
+// call killed before its first interval checkpoint resumes from the one
+// of its start and writes no log line twice.
+TEST(TrainerTest, ResumesAfterABadFileIsRemovedWithoutDuplicateLogLines) {
+  const TestDir test_dir("badfile");
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavlei9", {.games = 6, .max_plies = 20}));
+  std::vector<proto::GameRecord> bad = SyntheticGames(
+      "tavlei9", {.games = 2, .max_plies = 20, .seed = 9, .tag = "bad"});
+  for (proto::GameRecord& g : bad) {
+    for (proto::PlyRecord& p : *g.mutable_plies()) {
+      for (float x : {0.2f, 0.3f, 0.5f}) p.add_root_wdl(x);
+    }
+  }
+  bad[0].mutable_plies(1)->set_root_wdl(0, std::nanf(""));
+  bad[1].mutable_plies(0)->set_root_wdl(0, -5);
+  WriteRecords(dir + "/records/b.vrec", bad);
+  proto::TrainingConfig config = TinyConfig();
+  config.set_search_value_weight(0.5f);  // the root WDL is a target
+  config.set_checkpoint_interval(4);
+  config.set_validation_fraction(0);
+  const std::string net = WriteTinyNet(dir, "tavlei9");
+  TrainerOptions options = Options(dir, net, config);
+  options.checkpoint = dir + "/train.ckpt";
+  options.log_csv = dir + "/log.csv";
+  std::vector<std::string> warnings;
+  options.warn = [&](const std::string& w) { warnings.push_back(w); };
+  std::unique_ptr<Trainer> trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_TRUE(Contains(warnings[1],
+                       "b.vrec game 1 (tavlei9, created bad-0): "
+                       "ply 2: root_wdl[0]: nan is not a "
+                       "probability"));
+  EXPECT_TRUE(Contains(warnings[0],
+                       "b.vrec game 2 (tavlei9, created bad-1): "
+                       "ply 1: root_wdl[0]: -5 is not a "
+                       "probability"));
+  absl::StatusOr<std::vector<Losses>> first = trainer->Train(2);
+  ASSERT_TRUE(first.ok()) << first.status();
+  for (const Losses& l : *first) EXPECT_TRUE(std::isfinite(l.total));
+  trainer.reset();  // killed after two logged steps, before step 4's checkpoint
+
+  std::filesystem::remove(dir + "/records/b.vrec");
+  warnings.clear();
+  trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  EXPECT_TRUE(trainer->resumed());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(Contains(warnings[0], "now gone; continuing without it"));
+  absl::StatusOr<std::vector<Losses>> rest = trainer->Train(100);
+  ASSERT_TRUE(rest.ok()) << rest.status();
+  EXPECT_EQ(rest->size(), 6u);  // from the start's checkpoint
+  EXPECT_TRUE(trainer->done());
+  ASSERT_TRUE(trainer->Export(dir + "/out.net").ok());
+  EXPECT_TRUE(nn::ReadNetworkWeights(dir + "/out.net").ok());
+
+  absl::StatusOr<std::string> log = nn::ReadWholeFile(options.log_csv);
+  ASSERT_TRUE(log.ok());
+  std::vector<std::string_view> lines = Split(*log, "\n", true);
+  ASSERT_EQ(lines.size(), 7u) << *log;
+  for (int step = 1; step <= 6; ++step) {
+    EXPECT_TRUE(lines[step].starts_with(Cat(step, ","))) << *log;
+  }
 }
 
 // Training with a checkpoint, "killing" the trainer (destroying it after a

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
 #include "selfplay/record_io.h"
@@ -70,10 +71,12 @@ absl::StatusOr<std::unique_ptr<GameState>> StartState(
   return game.NewStateFromText(record.start_position());
 }
 
-// Replays a game through the rules, checking every move played and every
-// move of a training ply's visit distribution. Errors name the ply.
+// Checks the values of a record (CheckRecordValues), then replays it
+// through the rules, checking every move played and every move of a
+// training ply's visit distribution. Errors name the ply.
 absl::Status CheckGame(const Game& game, const proto::GameRecord& record,
                        const nn::Encoder& encoder) {
+  if (absl::Status s = CheckRecordValues(record); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<GameState>> state = StartState(game, record);
   if (!state.ok()) return state.status();
   MoveList legal;
@@ -113,6 +116,48 @@ int TrainingPlies(const proto::GameRecord& record) {
 }
 
 }  // namespace
+
+absl::Status CheckRecordValues(const proto::GameRecord& record) {
+  if (record.plies_size() > kMaxRecordPlies) {
+    return absl::DataLossError(Cat("plies: ", record.plies_size(),
+                                   " plies, more than ", kMaxRecordPlies));
+  }
+  for (int p = 0; p < record.plies_size(); ++p) {
+    const proto::PlyRecord& ply = record.plies(p);
+    auto bad = [&](std::string_view field, auto&&... what) {
+      return absl::DataLossError(
+          Cat("ply ", p + 1, ": ", field, ": ", what...));
+    };
+    if (ply.root_wdl_size() != 0) {
+      if (ply.root_wdl_size() != 3) {
+        return bad("root_wdl", ply.root_wdl_size(), " values, not 3");
+      }
+      double sum = 0;
+      for (int i = 0; i < 3; ++i) {
+        const float x = ply.root_wdl(i);
+        if (!(x >= 0 && x <= 1)) {
+          return bad(Cat("root_wdl[", i, "]"), absl::StrCat(x),
+                     " is not a probability");
+        }
+        sum += x;
+      }
+      if (std::abs(sum - 1) > kWdlSumTolerance) {
+        return bad("root_wdl", "sums to ", absl::StrCat(sum), ", not 1");
+      }
+    }
+    if (ply.root_visits() < 0 ||
+        static_cast<uint32_t>(ply.root_visits()) > kMaxRecordVisits) {
+      return bad("root_visits", ply.root_visits(), " is out of range");
+    }
+    for (int v = 0; v < ply.visits_size(); ++v) {
+      if (ply.visits(v).visits() > kMaxRecordVisits) {
+        return bad(Cat("visits[", v, "]"), ply.visits(v).visits(),
+                   " is out of range");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 void Batch::Resize(int capacity, const nn::InputShape& shape) {
   input_size = shape.Size();
@@ -177,9 +222,20 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
     }
   }
   std::vector<proto::GameRecord> all;
+  std::vector<std::pair<int, int>> origin_of;  // [all]: file, game in file
   for (const std::string& path : paths) {
     absl::StatusOr<std::vector<proto::GameRecord>> games =
         selfplay::ReadGameRecords(path);
+    if (!games.ok() && !options.record_files.empty() &&
+        absl::IsNotFound(games.status())) {
+      // Removed since the checkpoint (a damaged file, say): the call goes
+      // on without it, no longer an exact resume.
+      warn(Cat("warning: ", games.status().message(),
+               " (a record file of the checkpoint's call, now gone; "
+               "continuing without it)"));
+      ++stats.files_skipped;
+      continue;
+    }
     if (!games.ok()) {
       if (!options.record_files.empty()) {
         return absl::Status(games.status().code(),
@@ -192,7 +248,11 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
     }
     ++stats.files_read;
     d->files_.push_back(path.substr(path.find_last_of('/') + 1));
-    for (proto::GameRecord& g : *games) all.push_back(std::move(g));
+    int in_file = 0;
+    for (proto::GameRecord& g : *games) {
+      all.push_back(std::move(g));
+      origin_of.emplace_back(static_cast<int>(d->files_.size()) - 1, in_file++);
+    }
   }
   stats.games_read = static_cast<int64_t>(all.size());
 
@@ -257,7 +317,9 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
                              : absl::InvalidArgumentError("bad game options");
     if (!valid.ok()) {
       if (stats.games_invalid < kMaxGameWarnings && it->second != nullptr) {
-        warn(Cat("warning: skipping an invalid game (", g.game(), ", created ",
+        warn(Cat("warning: skipping an invalid game: ", options.records_dir,
+                 "/", d->files_[origin_of[i].first], " game ",
+                 origin_of[i].second + 1, " (", g.game(), ", created ",
                  g.created(), "): ", valid.message()));
       }
       ++stats.games_invalid;
@@ -281,6 +343,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
   for (const Selected& s : selected) {
     const uint32_t index = static_cast<uint32_t>(d->games_.size());
     d->games_.push_back(std::move(all[s.game]));
+    d->origin_.push_back(origin_of[s.game]);
     const proto::GameRecord& g = d->games_.back();
     std::vector<PositionRef>& out =
         IsValidationGame(g, fraction) ? d->validation_ : d->train_;
@@ -310,6 +373,11 @@ std::vector<Sample> Dataset::SampleBatch(uint64_t seed, int64_t step,
     s.symmetry = static_cast<int>(rng.Below(symmetries));
   }
   return samples;
+}
+
+std::string Dataset::Origin(PositionRef ref) const {
+  const auto [file, game] = origin_[ref.game];
+  return Cat(files_[file], " game ", game + 1, " ply ", ref.ply + 1);
 }
 
 std::vector<Sample> Dataset::ValidationSample(uint64_t seed,

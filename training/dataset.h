@@ -146,6 +146,10 @@ class Dataset {
   // The state before ply `ref.ply` of a game.
   absl::StatusOr<std::unique_ptr<GameState>> StateAt(PositionRef ref) const;
 
+  // Where a position comes from: "FILE game G ply P" (G and P 1-based, G
+  // counted within its file).
+  std::string Origin(PositionRef ref) const;
+
  private:
   Dataset() = default;
   absl::Status BuildOne(const Sample& sample, int row, const ValueTarget& value,
@@ -156,11 +160,27 @@ class Dataset {
   std::vector<std::unique_ptr<Game>> game_variants_;  // one per options
   std::vector<proto::GameRecord> games_;
   std::vector<const Game*> game_of_;  // [game]: its variant
+  // [game]: its file (index into files_) and 0-based index within the file.
+  std::vector<std::pair<int, int>> origin_;
   std::vector<PositionRef> train_;
   std::vector<PositionRef> validation_;
   std::unique_ptr<nn::Encoder> encoder_;
   std::unique_ptr<Symmetries> symmetries_;
 };
+
+// The limits a record must keep to be trained on (Dataset::Load skips, with
+// a warning naming file, game, ply and field, a game that breaks one).
+inline constexpr int kMaxRecordPlies = 100000;
+inline constexpr uint32_t kMaxRecordVisits = 1u << 30;
+// How far a root WDL's sum may be from 1.
+inline constexpr double kWdlSumTolerance = 1e-3;
+
+// Checks the values of a record that the rules cannot: every root_wdl has
+// 3 finite probabilities in [0, 1] summing to 1 within kWdlSumTolerance,
+// visits and root visits are at most kMaxRecordVisits, and the game has at
+// most kMaxRecordPlies plies. Errors name the ply and field ("ply 3:
+// root_wdl[1]: nan is not a probability").
+absl::Status CheckRecordValues(const proto::GameRecord& record);
 
 // Whether a ply is a training position (a full search with visits).
 bool IsTrainingPly(const proto::PlyRecord& ply);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
@@ -89,6 +90,25 @@ absl::StatusOr<std::unique_ptr<Game>> LoopGame(
     options["prince_max_steps"] = config.prince_max_steps();
   }
   return MakeGame(config.game(), options);
+}
+
+absl::Status IntInRange(std::string_view name, int64_t value, int64_t min,
+                        int64_t max) {
+  if (value >= min && value <= max) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      Cat(name, ": must be in [", min, ", ", max, "], got ", value));
+}
+
+// "cpu", "cuda" or "cuda:N".
+bool ValidDevice(std::string_view device) {
+  if (device == "cpu" || device == "cuda") return true;
+  if (!device.starts_with("cuda:") || device.size() == 5 || device.size() > 8) {
+    return false;
+  }
+  for (const char c : device.substr(5)) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
 }
 
 double Seconds(std::chrono::steady_clock::time_point since) {
@@ -440,6 +460,21 @@ absl::Status Loop::Run() {
   absl::StatusOr<std::vector<proto::GenerationRecord>> done =
       ReadGenerations(options_.run_dir);
   if (!done.ok()) return done.status();
+  // A loop that died between a generation's record and the metrics wrote
+  // neither the last row nor the report: both are made again from the
+  // records.
+  if (!done->empty()) {
+    if (absl::Status s =
+            WriteMetricsCsv(*done, options_.run_dir + "/metrics.csv");
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s =
+            WriteReportHtml(*done, config_, options_.run_dir + "/report.html");
+        !s.ok()) {
+      return s;
+    }
+  }
   for (int g = static_cast<int>(done->size()); g < config_.generations(); ++g) {
     const auto start = std::chrono::steady_clock::now();
     const std::string selfplay_net = SelfplayNet(g, *done);
@@ -465,6 +500,11 @@ absl::Status Loop::Run() {
 }  // namespace
 
 absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
+  if (config.prince_max_steps() < 0 || config.prince_max_steps() > 100) {
+    return absl::InvalidArgumentError(
+        Cat("prince_max_steps: must be in [0, 100] (0 = unlimited), got ",
+            config.prince_max_steps()));
+  }
   absl::StatusOr<std::unique_ptr<Game>> game = LoopGame(config);
   if (!game.ok()) return game.status();
   if (config.generations() < 1 || config.generations() > 100000) {
@@ -483,19 +523,53 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   if (absl::Status s = ValidateTrainingConfig(config.training()); !s.ok()) {
     return absl::InvalidArgumentError(Cat("training.", s.message()));
   }
-  const proto::EvaluationConfig& e = config.evaluation();
-  if (e.games() < 2 || e.visits() < 1 || e.concurrency() < 1 ||
-      e.random_plies() < 0 || e.max_plies() < 0 || e.games_vs_random() < 0) {
+  // The net of generation 0, built as the loop will build it (the encoder's
+  // stack_layers, the geometry of the game, the size of the file).
+  if (absl::StatusOr<proto::NetworkFile> header = nn::NewNetworkHeader(
+          (*game)->Info(), Variant(config), config.network(),
+          config.network().seed(), "volkhv loop", "");
+      !header.ok()) {
     return absl::InvalidArgumentError(
-        "evaluation: games >= 2, visits >= 1, concurrency >= 1 and "
-        "random_plies, max_plies, games_vs_random >= 0 are required");
+        Cat("network: ", header.status().message()));
   }
+  // The limits of the command line (volkhv match, the evaluator options).
+  const proto::EvaluationConfig& e = config.evaluation();
   const proto::EvaluatorConfig& v = config.evaluator();
-  if (v.threads() < 0 || v.max_batch() < 1 || v.max_wait_us() < 0 ||
-      v.cache_entries() < 0) {
+  absl::Status s;
+  s.Update(IntInRange("evaluation.games", e.games(), 2, 1000000));
+  s.Update(IntInRange("evaluation.visits", e.visits(), 1, 10000000));
+  s.Update(IntInRange("evaluation.random_plies", e.random_plies(), 0, 1000));
+  s.Update(IntInRange("evaluation.max_plies", e.max_plies(), 0, 1000000));
+  s.Update(IntInRange("evaluation.concurrency", e.concurrency(), 1, 1024));
+  s.Update(IntInRange("evaluation.games_vs_random", e.games_vs_random(), 0,
+                      1000000));
+  s.Update(IntInRange("evaluator.threads", v.threads(), 0, 1024));
+  s.Update(IntInRange("evaluator.max_batch", v.max_batch(), 1, 4096));
+  s.Update(IntInRange("evaluator.max_wait_us", v.max_wait_us(), 0, 10000000));
+  s.Update(
+      IntInRange("evaluator.cache_entries", v.cache_entries(), 0, 1 << 26));
+  if (!s.ok()) return s;
+  if (v.backend() != "auto" && v.backend() != "torch" &&
+      v.backend() != "eigen") {
     return absl::InvalidArgumentError(
-        "evaluator: threads >= 0, max_batch >= 1, max_wait_us >= 0 and "
-        "cache_entries >= 0 are required");
+        Cat("evaluator.backend: unknown backend '", OneLine(v.backend()),
+            "' (known: auto, eigen, torch)"));
+  }
+  if (!ValidDevice(v.device())) {
+    return absl::InvalidArgumentError(
+        Cat("evaluator.device: expected cpu, cuda or cuda:N, got '",
+            OneLine(v.device()), "'"));
+  }
+  if (v.backend() == "eigen" && v.device() != "cpu") {
+    return absl::InvalidArgumentError(
+        Cat("evaluator.backend: the eigen backend runs on the CPU, not on "
+            "device '",
+            v.device(), "'"));
+  }
+  const double accept = config.gating().accept_score();
+  if (!(accept >= 0 && accept <= 1)) {
+    return absl::InvalidArgumentError(Cat(
+        "gating.accept_score: must be in [0, 1], got ", absl::StrCat(accept)));
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,8 @@
 #include "training/prefetcher.h"
 
 #include <chrono>
+#include <string>
+#include <system_error>
 #include <utility>
 
 namespace volkhv::training {
@@ -16,7 +18,19 @@ Prefetcher::Prefetcher(FillFunction fill, int64_t first_step, int threads,
       next_to_claim_(first_step),
       released_(first_step),
       next_to_hand_(first_step) {
-  for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+  for (int i = 0; i < threads; ++i) {
+    try {
+      threads_.emplace_back([this] { Work(); });
+    } catch (const std::system_error& e) {
+      // Fewer loader threads build the same batches; with none, Next says
+      // why.
+      if (threads_.empty()) {
+        start_error_ = absl::ResourceExhaustedError(
+            std::string("cannot start a loader thread: ") + e.what());
+      }
+      break;
+    }
+  }
 }
 
 Prefetcher::~Prefetcher() {
@@ -47,6 +61,7 @@ void Prefetcher::Work() {
 }
 
 absl::StatusOr<const Batch*> Prefetcher::Next() {
+  if (!start_error_.ok()) return start_error_;
   std::unique_lock<std::mutex> lock(mutex_);
   if (holding_) {
     released_ = next_to_hand_;

@@ -44,6 +44,7 @@ class Prefetcher {
   void Work();
 
   FillFunction fill_;
+  absl::Status start_error_;  // no loader thread could be started
   const int depth_;
   std::vector<Batch> slots_;
   std::vector<int64_t> ready_step_;  // [slot]: the step built there, or -1

@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -217,8 +218,50 @@ struct Trainer::Impl {
     return absl::OkStatus();
   }
 
+  // The error of a non-finite loss at `step`: the losses and the first
+  // positions of the batch (file, game, ply).
+  absl::Status NonFiniteLoss(int64_t step, double policy, double value) {
+    const std::vector<Sample> samples =
+        dataset->SampleBatch(config().seed(), step, config().batch_size(),
+                             config().symmetry_augmentation());
+    std::string from;
+    constexpr size_t kShown = 4;
+    for (size_t i = 0; i < samples.size() && i < kShown; ++i) {
+      Append(&from, i ? "; " : "", dataset->Origin(samples[i].ref));
+    }
+    if (samples.size() > kShown) {
+      Append(&from, "; and ", samples.size() - kShown, " more");
+    }
+    return absl::DataLossError(
+        Cat("training step ", step + 1, ": the loss is not finite (policy ",
+            policy, ", value ", value,
+            "); nothing of this step was applied or saved; the batch came "
+            "from ",
+            options.records_dir, ": ", from));
+  }
+
+  // Whether every parameter and buffer of the module is finite.
+  bool ModuleFinite() {
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor& p : module->parameters()) {
+      if (!torch::isfinite(p).all().item<bool>()) return false;
+    }
+    for (const torch::Tensor& b : module->buffers()) {
+      if (b.is_floating_point() && !torch::isfinite(b).all().item<bool>()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   absl::Status SaveCheckpoint() {
     if (options.checkpoint.empty()) return absl::OkStatus();
+    if (!ModuleFinite()) {
+      return absl::DataLossError(
+          Cat(options.checkpoint,
+              ": not written: the net's weights are not finite (step ",
+              state.step(), ")"));
+    }
     state.set_log_path(options.log_csv);
     state.set_log_bytes(options.log_csv.empty() ? 0
                                                 : FileSize(options.log_csv));
@@ -250,7 +293,8 @@ struct Trainer::Impl {
   // (LoadOptimizer) from the returned archive.
   absl::StatusOr<std::unique_ptr<torch::serialize::InputArchive>>
   ReadCheckpoint(proto::TrainerState* out) {
-    absl::StatusOr<std::string> bytes = nn::ReadWholeFile(options.checkpoint);
+    absl::StatusOr<std::string> bytes = nn::ReadWholeFile(
+        options.checkpoint, 4 * nn::kMaxNetworkFileBytes, "checkpoint");
     if (!bytes.ok()) return bytes.status();
     auto archive = std::make_unique<torch::serialize::InputArchive>();
     try {
@@ -324,6 +368,13 @@ struct Trainer::Impl {
           -(wdl * torch::log_softmax(out.wdl, 1)).sum(1).mean();
       torch::Tensor total = config().policy_loss_weight() * policy_loss +
                             config().value_loss_weight() * value_loss;
+      // A non-finite loss would put NaN into every weight: refused before
+      // the optimiser sees it, naming where the batch came from.
+      const double total_value = total.item<double>();
+      if (!std::isfinite(total_value)) {
+        return NonFiniteLoss(step, policy_loss.item<double>(),
+                             value_loss.item<double>());
+      }
       optimizer->zero_grad();
       total.backward();
       optimizer->step();
@@ -522,6 +573,11 @@ struct Trainer::Impl {
                     " positions of the replay window of ",
                     options.records_dir));
     try {
+      if (!ModuleFinite()) {
+        return absl::DataLossError(
+            Cat("export: the net's weights are not finite (step ", state.step(),
+                ")"));
+      }
       return nn::WeightsFromModule(*module, header);
     } catch (const c10::Error& e) {
       return TorchError("export", e);
@@ -580,6 +636,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
   const bool have_checkpoint = !options.checkpoint.empty() &&
                                std::filesystem::exists(options.checkpoint);
   bool load_optimizer = false;
+  bool new_call = !have_checkpoint;  // not the resume of an earlier call
   std::unique_ptr<torch::serialize::InputArchive> archive;
   if (have_checkpoint) {
     absl::StatusOr<std::unique_ptr<torch::serialize::InputArchive>> read =
@@ -600,11 +657,19 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
       torch::serialize::InputArchive module_archive;
       archive->read("module", module_archive);
       t.module->load(module_archive);
+      if (!t.ModuleFinite()) {
+        return absl::DataLossError(
+            Cat(options.checkpoint,
+                ": the checkpoint's weights are not finite; delete it to "
+                "start the call again from ",
+                options.net_in));
+      }
     } catch (const c10::Error& e) {
       return TorchError(Cat(options.checkpoint, ": module"), e);
     }
     t.resumed = true;
     const bool unfinished = state.step() < state.target_step();
+    new_call = !unfinished && state.generation() != generation;
     if (unfinished) {
       // Continue the interrupted call exactly.
       if (!google::protobuf::util::MessageDifferencer::Equivalent(
@@ -708,6 +773,13 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
   t.validation_sample = t.dataset->ValidationSample(
       state.config().seed(), state.config().validation_positions());
   t.first_step = state.step();
+  // A new call checkpoints its start (with the log's length and the record
+  // files it reads), so that a call killed or failing before its first
+  // interval checkpoint resumes from here and writes no log line twice.
+  if (new_call && !options.checkpoint.empty() &&
+      state.step() < state.target_step()) {
+    if (absl::Status s = t.SaveCheckpoint(); !s.ok()) return s;
+  }
   return std::unique_ptr<Trainer>(new Trainer(std::move(impl)));
 }
 

@@ -47,6 +47,11 @@ std::vector<std::string_view> Split(std::string_view text,
 // Without leading and trailing ASCII whitespace.
 std::string_view Trim(std::string_view text);
 
+// `text` fit for one line of a message: control characters (a newline, a
+// tab, ...) become C escapes (`\n`, `\t`, `\x01`), so that input echoed in
+// an error can never split it.
+std::string OneLine(std::string_view text);
+
 }  // namespace volkhv
 
 #endif  // VOLKHV_ENGINE_GAME_STRINGS_H_

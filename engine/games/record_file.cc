@@ -1,9 +1,11 @@
 #include "engine/games/record_file.h"
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
 
+#include "engine/game/bounded_file.h"
 #include "engine/game/strings.h"
 
 namespace volkhv {
@@ -108,15 +110,46 @@ std::vector<std::string> SplitMoveText(std::string_view text) {
   return moves;
 }
 
+size_t UnclosedComment(std::string_view text) {
+  int brace_depth = 0;
+  bool line_comment = false;
+  size_t opened = std::string_view::npos;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (line_comment) {
+      if (c == '\n') line_comment = false;
+    } else if (c == '{') {
+      if (brace_depth++ == 0) opened = i;
+    } else if (c == '}' && brace_depth > 0) {
+      --brace_depth;
+    } else if (c == ';' && brace_depth == 0) {
+      line_comment = true;
+    }
+  }
+  return brace_depth > 0 ? opened : std::string_view::npos;
+}
+
 absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
     std::string_view text) {
   std::vector<RecordedGame> games;
   bool in_moves = false;  // the current game's move text has started
   std::string move_text;
+  std::vector<int> move_lines;  // the file line of each line of move_text
   int line_number = 0;
-  auto finish = [&] {
+  auto finish = [&]() -> absl::Status {
+    if (const size_t open = UnclosedComment(move_text);
+        open != std::string_view::npos) {
+      const size_t line = static_cast<size_t>(
+          std::count(move_text.begin(), move_text.begin() + open, '\n'));
+      return absl::InvalidArgumentError(
+          Cat("line ", move_lines[line],
+              ": a '{' comment is never closed (it would hide the rest of "
+              "the game)"));
+    }
     if (!games.empty()) games.back().moves = SplitMoveText(move_text);
     move_text.clear();
+    move_lines.clear();
+    return absl::OkStatus();
   };
   for (std::string_view line : Split(text, "\n", false)) {
     ++line_number;
@@ -131,7 +164,7 @@ absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
       }
       // A tag after move text, or a tag the game already has, starts a game.
       if (games.empty() || in_moves || !games.back().Tag(key).empty()) {
-        finish();
+        if (absl::Status s = finish(); !s.ok()) return s;
         games.emplace_back();
         games.back().first_line = line_number;
         in_moves = false;
@@ -145,21 +178,23 @@ absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
     }
     in_moves = true;
     Append(&move_text, line, "\n");
+    move_lines.push_back(line_number);
   }
-  finish();
+  if (absl::Status s = finish(); !s.ok()) return s;
   return games;
 }
 
 absl::StatusOr<std::vector<RecordedGame>> ReadRecordFile(
     const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(Cat("cannot open '", path, "'"));
+  absl::StatusOr<std::string> text =
+      ReadBoundedFile(path, kMaxTextFileBytes, "game file");
+  if (!text.ok()) {
+    if (absl::IsNotFound(text.status())) {
+      return absl::NotFoundError(Cat("cannot open '", path, "'"));
+    }
+    return text.status();
   }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  absl::StatusOr<std::vector<RecordedGame>> games =
-      ParseRecordText(buffer.str());
+  absl::StatusOr<std::vector<RecordedGame>> games = ParseRecordText(*text);
   if (!games.ok()) {
     return absl::InvalidArgumentError(
         Cat(path, ": ", games.status().message()));

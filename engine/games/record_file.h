@@ -28,7 +28,12 @@ struct RecordedGame {
 // form ("b2 x d4", "f3 (2) x f6") into one move.
 std::vector<std::string> SplitMoveText(std::string_view text);
 
-// Parses a whole record file's text. Errors name the line.
+// The offset in `text` of a `{` comment that is never closed (it would
+// swallow the rest of the move text), or std::string_view::npos.
+size_t UnclosedComment(std::string_view text);
+
+// Parses a whole record file's text. Errors name the line (a malformed
+// tag; a `{` comment left open).
 absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
     std::string_view text);
 // Reads and parses a file. Errors name the file.

@@ -4,10 +4,12 @@
 #include <array>
 #include <cmath>
 #include <set>
+#include <system_error>
 #include <utility>
 
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
+#include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/search/search.h"
 #include "nlohmann/json.hpp"
@@ -39,6 +41,32 @@ std::string JsonErrorMessage(const std::exception& e) {
   return message;
 }
 
+// The deepest nesting of arrays and objects in `text`, brackets inside
+// strings not counted. A linear scan, so that a deep query is refused before
+// the recursive parts of nlohmann's json (copies, dump) see it.
+int JsonDepth(std::string_view text) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 const std::set<std::string, std::less<>>& KnownFields() {
   static const auto* const fields = new std::set<std::string, std::less<>>{
       "id",    "game",         "gameOptions", "position",
@@ -63,8 +91,9 @@ struct AnalysisEngine::Task {
   Json id;
   int turn = 0;
   GameEntry* entry = nullptr;
-  std::unique_ptr<GameState> start;
-  std::vector<Move> moves;  // the first `turn` moves of the query
+  // Shared by the tasks of one query; the first `turn` moves are played.
+  std::shared_ptr<const GameState> start;
+  std::shared_ptr<const std::vector<Move>> moves;
   uint64_t max_visits = 0;
   bool include_policy = false;
 };
@@ -75,7 +104,14 @@ AnalysisEngine::AnalysisEngine(AnalysisEngineOptions options,
   const int threads = std::max(1, options_.threads);
   workers_.reserve(threads);
   for (int i = 0; i < threads; ++i) {
-    workers_.emplace_back(&AnalysisEngine::Worker, this);
+    try {
+      workers_.emplace_back(&AnalysisEngine::Worker, this);
+    } catch (const std::system_error& e) {
+      status_ = absl::ResourceExhaustedError(
+          Cat("cannot start analysis thread ", i + 1, " of ", threads, ": ",
+              e.what()));
+      break;
+    }
   }
 }
 
@@ -88,7 +124,18 @@ void AnalysisEngine::WriteLine(const std::string& line) {
 
 int AnalysisEngine::Run(std::istream& in) {
   std::string line;
-  while (std::getline(in, line)) Submit(line);
+  for (;;) {
+    const LineRead read = ReadLine(in, options_.max_line_bytes, &line);
+    if (read == LineRead::kEnd) break;
+    if (read == LineRead::kTooLong) {
+      WriteLine(Dump(OrderedJson{
+          {"id", nullptr},
+          {"error", Cat("query longer than ", options_.max_line_bytes,
+                        " bytes (--max-line-bytes)")}}));
+      continue;
+    }
+    Submit(line);
+  }
   Finish();
   return 0;
 }
@@ -132,6 +179,18 @@ absl::StatusOr<AnalysisEngine::GameEntry*> AnalysisEngine::Entry(
 void AnalysisEngine::Submit(std::string_view line) {
   line = Trim(line);
   if (line.empty()) return;
+  if (JsonDepth(line) > options_.max_json_depth) {
+    WriteLine(Dump(OrderedJson{
+        {"id", nullptr},
+        {"error", Cat("invalid JSON: nested deeper than ",
+                      options_.max_json_depth, " (--max-json-depth)")}}));
+    return;
+  }
+  if (workers_.empty()) {
+    WriteLine(Dump(OrderedJson{{"id", nullptr},
+                               {"error", std::string(status_.message())}}));
+    return;
+  }
   Json query;
   try {
     query = Json::parse(line);
@@ -265,13 +324,16 @@ void AnalysisEngine::Submit(std::string_view line) {
   }
 
   std::vector<std::unique_ptr<Task>> tasks;
+  std::shared_ptr<const GameState> shared_start = std::move(start);
+  auto shared_moves =
+      std::make_shared<const std::vector<Move>>(std::move(moves));
   for (int turn : turns) {
     auto task = std::make_unique<Task>();
     task->id = id;
     task->turn = turn;
     task->entry = *entry;
-    task->start = start->Clone();
-    task->moves.assign(moves.begin(), moves.begin() + turn);
+    task->start = shared_start;
+    task->moves = shared_moves;
     task->max_visits = max_visits;
     task->include_policy = include_policy;
     tasks.push_back(std::move(task));
@@ -300,7 +362,9 @@ void AnalysisEngine::Worker() {
 void AnalysisEngine::RunTask(Task& task) {
   search::Search search(options_.params, task.entry->evaluator.get(),
                         options_.seed);
-  if (const absl::Status status = search.SetPosition(*task.start, task.moves);
+  const std::vector<Move> moves(task.moves->begin(),
+                                task.moves->begin() + task.turn);
+  if (const absl::Status status = search.SetPosition(*task.start, moves);
       !status.ok()) {
     WriteLine(Dump(OrderedJson{{"id", task.id},
                                {"error", std::string(status.message())}}));

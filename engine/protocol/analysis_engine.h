@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "engine/game/game.h"
 #include "engine/protocol/uci_engine.h"
 #include "engine/search/search_params.h"
@@ -51,13 +52,22 @@ struct AnalysisEngineOptions {
   uint64_t default_max_visits = 500;
   uint64_t max_visits_cap = 100000000;  // larger maxVisits are errors
   uint64_t seed = 1;
+  // Longer query lines are answered with an error and skipped.
+  size_t max_line_bytes = 1 << 20;
+  // Queries whose arrays and objects nest deeper are answered with an error
+  // before they are parsed.
+  int max_json_depth = 64;
 };
 
 class AnalysisEngine {
  public:
-  // Starts the workers. `out` must outlive the engine.
+  // Starts the workers. `out` must outlive the engine. If a worker thread
+  // cannot be started, status() says so and the engine serves with those
+  // that did start (none: every query is answered with that error).
   AnalysisEngine(AnalysisEngineOptions options, EvaluatorFactory factory,
                  std::ostream* out);
+  // OK, or why not every worker thread could be started.
+  const absl::Status& status() const { return status_; }
   // Finish().
   ~AnalysisEngine();
   AnalysisEngine(const AnalysisEngine&) = delete;
@@ -86,6 +96,7 @@ class AnalysisEngine {
                                    const GameOptions& game_options);
 
   const AnalysisEngineOptions options_;
+  absl::Status status_;
   const EvaluatorFactory factory_;
   std::ostream* const out_;
   std::mutex out_mu_;

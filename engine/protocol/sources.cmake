@@ -5,6 +5,7 @@ find_package(nlohmann_json 3 REQUIRED)
 
 add_library(volkhv_protocol STATIC
   ${CMAKE_CURRENT_LIST_DIR}/score.cc
+  ${CMAKE_CURRENT_LIST_DIR}/line_reader.cc
   ${CMAKE_CURRENT_LIST_DIR}/uci_engine.cc
   ${CMAKE_CURRENT_LIST_DIR}/analysis_engine.cc
 )

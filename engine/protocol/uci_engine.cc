@@ -6,10 +6,12 @@
 #include <climits>
 #include <cmath>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
+#include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 
 namespace volkhv::protocol {
@@ -90,12 +92,117 @@ void UciEngine::WaitForSearch() {
   if (thread_.joinable()) thread_.join();
 }
 
-int UciEngine::Run(std::istream& in) {
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!Handle(line)) return 0;
+namespace {
+
+std::string_view FirstWord(std::string_view line) {
+  const std::vector<std::string_view> tokens = Split(line, " \t\r\n", true);
+  return tokens.empty() ? std::string_view() : tokens[0];
+}
+
+// Commands answered while a limited search runs, ahead of those waiting.
+bool IsUrgent(std::string_view line) {
+  const std::string_view word = FirstWord(line);
+  return word == "stop" || word == "quit" || word == "isready";
+}
+
+// Commands that must wait for a running limited search to end.
+bool WaitsForSearch(std::string_view line) {
+  const std::string_view word = FirstWord(line);
+  return word == "ucinewgame" || word == "setoption" || word == "position" ||
+         word == "go" || word == "d";
+}
+
+}  // namespace
+
+bool UciEngine::NextCommand(Input& input, std::string* line) {
+  std::unique_lock<std::mutex> lock(input.mu);
+  for (;;) {
+    if (!input.lines.empty()) {
+      const bool blocked =
+          searching_ && !infinite_ && WaitsForSearch(input.lines.front());
+      if (!blocked) {
+        *line = std::move(input.lines.front());
+        input.lines.pop_front();
+        return true;
+      }
+      // Commands answered ahead of the waiting one: `quit` anywhere; `stop`
+      // and `isready` only before a queued `go` (a `stop` after it is meant
+      // for the search that `go` will start).
+      bool go_ahead = FirstWord(input.lines.front()) == "go";
+      for (auto it = input.lines.begin() + 1; it != input.lines.end(); ++it) {
+        const std::string_view word = FirstWord(*it);
+        if (word == "go") go_ahead = true;
+        if (word == "quit" || (!go_ahead && IsUrgent(*it))) {
+          *line = std::move(*it);
+          input.lines.erase(it);
+          return true;
+        }
+      }
+    } else if (input.ended) {
+      return false;
+    }
+    input.cv.wait(lock);
   }
-  FinishSearch();
+}
+
+int UciEngine::Run(std::istream& in) {
+  auto input = std::make_shared<Input>();
+  input_ = input;
+  const size_t max_line_bytes = options_.max_line_bytes;
+  std::thread reader;
+  try {
+    reader = std::thread([input, stream = &in, max_line_bytes, this] {
+      std::string line;
+      for (;;) {
+        const LineRead read = ReadLine(*stream, max_line_bytes, &line);
+        std::lock_guard<std::mutex> lock(input->mu);
+        if (read == LineRead::kEnd || input->quit) {
+          input->ended = true;
+          input->cv.notify_all();
+          return;
+        }
+        if (read == LineRead::kTooLong) {
+          // Answered here: the engine's output is line-buffered under its
+          // own mutex, and the line is never handled.
+          Error(Cat("command longer than ", max_line_bytes,
+                    " bytes (--max-line-bytes); skipped"));
+          continue;
+        }
+        input->lines.push_back(std::move(line));
+        input->cv.notify_all();
+      }
+    });
+  } catch (const std::system_error& e) {
+    Error(Cat("cannot start the input thread: ", e.what()));
+    input_.reset();
+    return 1;
+  }
+  std::string line;
+  bool quit = false;
+  while (NextCommand(*input, &line)) {
+    if (!Handle(line)) {
+      quit = true;
+      break;
+    }
+  }
+  if (!quit) FinishSearch();
+  bool reader_done = false;
+  {
+    std::lock_guard<std::mutex> lock(input->mu);
+    input->quit = true;
+    reader_done = input->ended;
+  }
+  // The reader of a stream other than std::cin ends at its next line or at
+  // the end of input; std::cin may block until the process ends. Once
+  // Run has returned the detached reader only touches `input` (shared) and
+  // std::cin, and calls Error only for a line read after quit, which it
+  // never reports (it sees `quit` first).
+  if (reader_done || &in != &std::cin) {
+    reader.join();
+  } else {
+    reader.detach();
+  }
+  input_.reset();
   return 0;
 }
 
@@ -464,10 +571,16 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
   if (limits.time_ms == 0 && time_left[side].has_value()) {
     // Clock play: an even share of the time left plus most of the
     // increment, never more than the clock minus a safety margin.
-    const int64_t left = *time_left[side];
-    const int64_t inc = increment[side].value_or(0);
+    // Clamped to about 35 years so that no sum below can overflow.
+    constexpr int64_t kMaxClockMs = int64_t{1} << 40;
+    const int64_t left =
+        std::clamp<int64_t>(*time_left[side], -kMaxClockMs, kMaxClockMs);
+    const int64_t inc =
+        std::min<int64_t>(increment[side].value_or(0), kMaxClockMs);
     const int64_t divisor =
-        moves_to_go.has_value() && *moves_to_go > 0 ? *moves_to_go + 1 : 30;
+        moves_to_go.has_value() && *moves_to_go > 0
+            ? std::min<int64_t>(*moves_to_go, kMaxClockMs) + 1
+            : 30;
     int64_t budget = left / divisor + inc * 3 / 4;
     budget = std::min(budget, left - std::min<int64_t>(left / 10, 100));
     limits.time_ms = std::max<int64_t>(budget, 1);
@@ -476,7 +589,25 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
                                  limits.time_ms == 0);
   infinite_ = limits.infinite;
   stop_ = false;
-  thread_ = std::thread(&UciEngine::SearchThread, this, limits);
+  searching_ = true;
+  try {
+    thread_ = std::thread([this, limits] {
+      SearchThread(limits);
+      // Wakes Run, whose next command may be waiting for this search.
+      std::shared_ptr<Input> input = input_;
+      if (input != nullptr) {
+        std::lock_guard<std::mutex> lock(input->mu);
+        searching_ = false;
+        input->cv.notify_all();
+      } else {
+        searching_ = false;
+      }
+    });
+  } catch (const std::system_error& e) {
+    searching_ = false;
+    Error(Cat("go: cannot start the search thread: ", e.what()));
+    Send("bestmove (none)");
+  }
 }
 
 void UciEngine::SearchThread(search::SearchLimits limits) {

@@ -1,6 +1,8 @@
 // The UCI-style text protocol of `volkhv engine`: commands in, replies out,
-// one line each. The search runs on its own thread, so `stop`, `isready` and
-// `quit` are answered while it thinks. A library class (no CLI): tests drive
+// one line each. The search runs on its own thread and Run reads input on a
+// thread of its own (as lc0 does), so `stop`, `isready` and `quit` are
+// answered at once while it thinks, even behind a command that waits for a
+// limited search to end. A library class (no CLI): tests drive
 // it with string streams, the CLI with stdin/stdout.
 //
 // Commands (one per line; malformed ones get `info string error ...` and the
@@ -30,7 +32,10 @@
 #define VOLKHV_ENGINE_PROTOCOL_UCI_ENGINE_H_
 
 #include <atomic>
+#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <istream>
 #include <memory>
@@ -70,6 +75,8 @@ struct UciEngineOptions {
   int multipv = 1;  // info lines per report, one per top move
   // How often a running search reports (`info` lines).
   int64_t progress_interval_ms = 1000;
+  // Longer command lines are answered with an error and skipped.
+  size_t max_line_bytes = 1 << 20;
 };
 
 class UciEngine {
@@ -85,7 +92,11 @@ class UciEngine {
 
   // Reads commands until `quit` or the end of `in`. At the end of input a
   // running limited search is finished, an infinite one stopped (its
-  // bestmove is still written). Returns 0.
+  // bestmove is still written). Returns 0. Lines are read on a thread of
+  // their own: a command that waits for a running limited search (position,
+  // go, setoption, ucinewgame, d) waits, but `stop`, `quit` and `isready`
+  // received meanwhile are handled at once. After `quit` the reader is
+  // joined, except on std::cin, where it may be blocked and is left behind.
   int Run(std::istream& in);
 
   // Handles one command line; returns false after `quit`. One thread at a
@@ -120,6 +131,20 @@ class UciEngine {
   // Makes the evaluator and the Search when missing. Errors are reported.
   bool EnsureSearch();
 
+  // Input read by Run's reader thread; shared with it, since on std::cin it
+  // may outlive Run.
+  struct Input {
+    std::mutex mu;
+    std::condition_variable cv;  // a line came, the input ended, or the
+                                 // search ended
+    std::deque<std::string> lines;
+    bool ended = false;
+    bool quit = false;  // Run is done: the reader stops after its line
+  };
+  // Takes the next command Run should handle now (waiting for one).
+  // Returns false at the end of input.
+  bool NextCommand(Input& input, std::string* line);
+
   void SearchThread(search::SearchLimits limits);
   void SendReport(const search::SearchResult& result);
 
@@ -137,7 +162,9 @@ class UciEngine {
 
   std::thread thread_;
   std::atomic<bool> stop_{false};
-  bool infinite_ = false;  // of the running search
+  std::atomic<bool> searching_{false};  // the search thread has not ended
+  std::shared_ptr<Input> input_;        // while Run runs
+  bool infinite_ = false;               // of the running search
 };
 
 }  // namespace volkhv::protocol

@@ -264,8 +264,13 @@ void Position::Apply(Move move) {
         break;
     }
   }
-  halfmove_ = (pawn_move || onto_enemy || en_passant) ? 0 : halfmove_ + 1;
-  if (us == kBlack) ++fullmove_;
+  // Both counters stop at 65535, TFEN's largest (a wrapped clock would
+  // forget the fifty-move rule and a wrapped move number would not read back).
+  halfmove_ = (pawn_move || onto_enemy || en_passant) ? 0
+              : halfmove_ == kMaxMoveCounter
+                  ? halfmove_
+                  : static_cast<uint16_t>(halfmove_ + 1);
+  if (us == kBlack && fullmove_ != kMaxMoveCounter) ++fullmove_;
   side_ = Opponent(us);
   ep_square_ = double_step ? static_cast<int8_t>((from + to) / 2) : kNoSquare;
   ep_in_hash_ = double_step && HasLegalEnPassant(*this);

@@ -126,6 +126,10 @@ class Position {
   uint16_t fullmove_ = 1;
 };
 
+// The largest halfmove clock and fullmove number: playing on leaves them
+// there (TFEN reads no larger).
+inline constexpr uint16_t kMaxMoveCounter = 65535;
+
 inline constexpr int kPositionBytes = sizeof(Position);
 static_assert(kPositionBytes == 296,
               "Position is copied on every move: keep it small");

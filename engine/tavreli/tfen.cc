@@ -178,7 +178,7 @@ absl::StatusOr<int> ParseClock(std::string_view text, std::string_view field,
   const auto [end, ec] =
       std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < min ||
-      value > 65535) {
+      value > kMaxMoveCounter) {
     return absl::InvalidArgumentError(
         Cat("TFEN ", field, ": '", text, "' is not a valid number"));
   }
