@@ -7,11 +7,13 @@
 
 #include "cli/commands.h"
 #include "cli/game_setup.h"
+#include "cli/version.h"
 
 namespace {
 
 constexpr char kUsage[] =
-    "usage: volkhv <command> [options]   (volkhv <command> --help)\n"
+    "usage: volkhv <command> [options]   (volkhv <command> --help;\n"
+    "       volkhv --version)\n"
     "commands:\n"
     "  perft      count the legal-move tree of a position\n"
     "  show       draw a position, its legal-move count and status\n"
@@ -75,6 +77,10 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "analyze") return RunAnalyze(args);
   if (command == "records") return RunRecords(args);
   if (command == "serve") return RunServe(args);
+  if (command == "--version" || command == "version") {
+    std::cout << "volkhv " << SourceVersion() << "\n";
+    return kExitOk;
+  }
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return kExitOk;

@@ -54,6 +54,20 @@ std::string WriteTemp(const std::string& name, const std::string& content) {
   return path;
 }
 
+TEST(CliTest, VersionNamesTheSourceCommit) {
+  const RunResult r = Volkhv("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  // "volkhv 1a2b3c4d5e6f\n" (or "-dirty", or "unknown" outside git).
+  ASSERT_TRUE(r.out.starts_with("volkhv ")) << r.out;
+  const std::string version = r.out.substr(7, r.out.size() - 8);
+  EXPECT_FALSE(version.empty());
+  EXPECT_EQ(r.out.back(), '\n');
+  EXPECT_EQ(version.find_first_not_of("0123456789abcdef-dirtyunknowg"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(Volkhv("version").out, r.out);
+}
+
 TEST(CliTest, PerftPrintsTheTotalLast) {
   const RunResult r = Volkhv("perft --game tavreli --depth 3");
   EXPECT_EQ(r.exit_code, 0) << r.err;
