@@ -113,7 +113,7 @@ int RunValidate(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = WithCommon({}, false);
   int code = 0;
   std::optional<CommandLine> cl = ParseOrExit(
-      "validate", "volkhv validate --game G FILE", args, specs, 1, &code);
+      "validate", "volkhv validate [--game G] FILE", args, specs, 1, &code);
   if (!cl) return code;
   if (cl->positional().size() != 1) {
     return Fail("validate", absl::InvalidArgumentError("expected one FILE"),
@@ -129,9 +129,16 @@ int RunValidate(const std::vector<std::string>& args) {
   int failed = 0;
   for (size_t i = 0; i < records->size(); ++i) {
     const RecordedGame& record = (*records)[i];
-    const ReplayReport report = ReplayGame(**game, record);
     std::string name = record.Tag("Game");
     if (name.empty()) name = Cat("line ", record.first_line);
+    absl::StatusOr<std::unique_ptr<Game>> played_in = GameOfRecord(*cl, record);
+    if (!played_in.ok()) {
+      ++failed;
+      std::cout << absl::StrFormat("game %d (%s): FAILED: %s\n", i + 1, name,
+                                   played_in.status().message());
+      continue;
+    }
+    const ReplayReport report = ReplayGame(**played_in, record);
     if (report.ok) {
       std::cout << absl::StrFormat("game %d (%s): OK, %d plies, %s\n", i + 1,
                                    name, report.plies, report.status);

@@ -490,6 +490,13 @@ int RunAnalyze(const std::vector<std::string>& args) {
                   kExitInvalidInput);
     }
     const RecordedGame& record = (*records)[*index - 1];
+    game = GameOfRecord(*cl, record);
+    if (!game.ok()) {
+      return Fail("analyze",
+                  absl::InvalidArgumentError(
+                      Cat("game ", *index, ": ", game.status().message())),
+                  kExitInvalidInput);
+    }
     std::string text = record.Tag("TFEN");
     if (text.empty()) text = record.Tag("Position");
     if (text.empty()) {

@@ -1,7 +1,9 @@
 #include "cli/game_setup.h"
 
+#include <algorithm>
 #include <iostream>
 
+#include "absl/strings/numbers.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
@@ -34,6 +36,37 @@ absl::StatusOr<std::unique_ptr<Game>> GameFromCommandLine(
     options["prince_max_steps"] = *steps;
   }
   return MakeGame(cl.Get("game"), options);
+}
+
+absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
+                                                   const RecordedGame& record) {
+  const std::string tagged = record.Tag("Game");
+  const std::vector<std::string_view> known = GameNames();
+  if (cl.Given("game") || cl.Given("prince-max-steps") ||
+      std::find(known.begin(), known.end(), tagged) == known.end()) {
+    return GameFromCommandLine(cl);
+  }
+  GameOptions options;
+  const std::string variant = record.Tag("Variant");
+  if (!variant.empty() && variant != "standard") {
+    for (std::string_view item : Split(variant, ",", true)) {
+      const size_t eq = item.find('=');
+      int value = 0;
+      if (eq == std::string_view::npos ||
+          !absl::SimpleAtoi(std::string(item.substr(eq + 1)), &value)) {
+        return absl::InvalidArgumentError(
+            Cat("[Variant \"", variant,
+                "\"]: expected \"standard\" or name=integer options"));
+      }
+      options[std::string(Trim(item.substr(0, eq)))] = value;
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(tagged, options);
+  if (!game.ok()) {
+    return absl::InvalidArgumentError(
+        Cat("[Variant \"", variant, "\"]: ", game.status().message()));
+  }
+  return game;
 }
 
 absl::StatusOr<std::unique_ptr<GameState>> StateFromCommandLine(

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "cli/args.h"
 #include "engine/game/game.h"
+#include "engine/games/record_file.h"
 
 namespace volkhv::cli {
 
@@ -26,6 +27,13 @@ std::vector<OptionSpec> PositionOptionSpecs();
 
 absl::StatusOr<std::unique_ptr<Game>> GameFromCommandLine(
     const CommandLine& cl);
+// The game a recorded game is played in: --game (and --prince-max-steps)
+// when given; else the record's [Game] tag when it names a game ("tavlei9",
+// as `match --pgn-out` and `records show` write it), with its [Variant]
+// options ("standard", "prince_max_steps=3"); else --game's default. Errors
+// name the tag.
+absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
+                                                   const RecordedGame& record);
 // The position of --position (default: the start) after --moves.
 absl::StatusOr<std::unique_ptr<GameState>> StateFromCommandLine(
     const Game& game, const CommandLine& cl);

@@ -1,5 +1,6 @@
-// `volkhv records show FILE` and `volkhv records stats DIR`.
+// `volkhv records show FILE` and `volkhv records stats DIR|FILE`.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 
@@ -108,12 +109,23 @@ int Stats(const std::vector<std::string>& args) {
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 1);
   if (!cl.ok()) return Fail("records stats", cl.status(), kExitUsage);
   if (cl->Flag("help") || cl->positional().size() != 1) {
-    std::cout << "usage: volkhv records stats DIR\n" << OptionsHelp(specs);
+    std::cout << "usage: volkhv records stats DIR|FILE\n" << OptionsHelp(specs);
     return cl->Flag("help") ? kExitOk : kExitUsage;
   }
-  absl::StatusOr<selfplay::DirectoryRead> read = selfplay::ReadRecordDirectory(
-      cl->positional()[0],
-      [](const std::string& warning) { std::cerr << warning << "\n"; });
+  // A directory of record files (a run's games/), or one file (`match
+  // --records-out`).
+  const std::string& path = cl->positional()[0];
+  absl::StatusOr<selfplay::DirectoryRead> read;
+  if (std::error_code error; std::filesystem::is_directory(path, error)) {
+    read = selfplay::ReadRecordDirectory(
+        path, [](const std::string& warning) { std::cerr << warning << "\n"; });
+  } else if (absl::StatusOr<std::vector<proto::GameRecord>> games =
+                 selfplay::ReadGameRecords(path);
+             games.ok()) {
+    read = selfplay::DirectoryRead{*std::move(games), 1, 0};
+  } else {
+    read = games.status();
+  }
   if (!read.ok())
     return Fail("records stats", read.status(), kExitInvalidInput);
   std::map<std::string, int> games_by_kind, results, terminations;
@@ -177,7 +189,7 @@ int RunRecords(const std::vector<std::string>& args) {
   if (!args.empty() && args[0] == "show") return Show(rest);
   if (!args.empty() && args[0] == "stats") return Stats(rest);
   std::cerr << "usage: volkhv records show FILE [--index N] [--evals]\n"
-               "       volkhv records stats DIR\n";
+               "       volkhv records stats DIR|FILE\n";
   return args.size() == 1 && args[0] == "--help" ? kExitOk : kExitUsage;
 }
 

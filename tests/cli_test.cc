@@ -204,6 +204,32 @@ TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
   EXPECT_NE(stats.out.find("1: 100.0000%"), std::string::npos) << stats.out;
   EXPECT_EQ(Volkhv("records show " + dir + "/missing.vrec").exit_code, 1);
   EXPECT_EQ(Volkhv("records stats /nonexistent/dir").exit_code, 1);
+  // One file (as `match --records-out` writes) as well as a directory.
+  const RunResult file_stats = Volkhv("records stats " + file);
+  ASSERT_EQ(file_stats.exit_code, 0) << file_stats.err;
+  EXPECT_NE(file_stats.out.find("files: 1 read, 0 skipped\ngames: 2 (tavlei9 "
+                                "2)"),
+            std::string::npos)
+      << file_stats.out;
+  // The [Game "tavlei9"] tag chooses the game when --game is not given.
+  const RunResult tagged = Volkhv("validate " + pgn);
+  EXPECT_EQ(tagged.exit_code, 0) << tagged.out << tagged.err;
+  EXPECT_EQ(LastLine(tagged.out), "1 of 1 games legal");
+  const RunResult analyzed =
+      Volkhv("analyze --net random --visits 4 --game-file " + pgn);
+  EXPECT_EQ(analyzed.exit_code, 0) << analyzed.out << analyzed.err;
+  EXPECT_NE(analyzed.out.find("Ply 0: Position 3ttt3/4t4/4T4/"),
+            std::string::npos)
+      << analyzed.out;
+  // --game still decides: the Tavlei moves are not Tavreli moves.
+  EXPECT_EQ(Volkhv("validate --game tavreli " + pgn).exit_code, 1);
+  const std::string bad_variant = WriteTemp(
+      "variant.pgn", "[Game \"tavlei9\"]\n[Variant \"steps\"]\n\ne2-e3\n");
+  const RunResult variant = Volkhv("validate " + bad_variant);
+  EXPECT_EQ(variant.exit_code, 1);
+  EXPECT_NE(variant.out.find("[Variant \"steps\"]: expected"),
+            std::string::npos)
+      << variant.out;
 }
 
 // Issue 22, item 7: the move counters stop at 65535 instead of wrapping.
