@@ -19,6 +19,7 @@
 #include "cli/game_setup.h"
 #include "engine/game/strings.h"
 #include "nn/evaluator.h"
+#include "nn/torch_backend.h"
 #include "proto/game_record.pb.h"
 #include "selfplay/elo.h"
 #include "selfplay/match.h"
@@ -68,6 +69,8 @@ std::vector<OptionSpec> MatchSpecs() {
       {"event", "NAME", "volkhv match", "[Event] tag of the game file"},
       {"backend", "NAME", "auto", "networks: inference backend (auto, torch)"},
       {"device", "DEV", "cpu", "networks: cpu, cuda or cuda:N"},
+      {"precision", "P", "fp32",
+       "networks: fp32, bf16 or fp16 (torch backend; fp16 needs a GPU)"},
       {"nn-threads", "N", "0", "networks: CPU threads (0 = one per core)"},
       {"quiet", "", "", "no progress line"},
       {"help", "", "", "print this help"},
@@ -274,6 +277,12 @@ int RunMatch(const std::vector<std::string>& raw_args) {
   EvaluatorSettings net_settings;
   net_settings.backend = cl->Get("backend");
   net_settings.device = cl->Get("device");
+  net_settings.precision = cl->Get("precision");
+  if (absl::StatusOr<nn::Precision> p =
+          nn::ParsePrecision(net_settings.precision);
+      !p.ok()) {
+    return usage(Cat("option '--precision': ", p.status().message()));
+  }
   net_settings.threads = nn_threads;
   if (net_settings.backend != "auto" && net_settings.backend != "torch") {
     return usage(Cat("option '--backend': unknown backend '",

@@ -12,6 +12,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "nn/checked_file.h"
 #include "nn/text_proto.h"
+#include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
 #include "selfplay/match.h"
@@ -496,6 +497,15 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
     return absl::InvalidArgumentError(
         "evaluator: threads >= 0, max_batch >= 1, max_wait_us >= 0 and "
         "cache_entries >= 0 are required");
+  }
+  if (absl::StatusOr<nn::Precision> p = nn::ParsePrecision(v.precision());
+      !p.ok()) {
+    return absl::InvalidArgumentError(
+        Cat("evaluator.precision: ", p.status().message()));
+  }
+  if (v.backend() == "eigen" && v.precision() != "fp32") {
+    return absl::InvalidArgumentError(
+        "evaluator.precision: the eigen backend computes in fp32 only");
   }
   return absl::OkStatus();
 }
