@@ -1,6 +1,7 @@
 // `volkhv bench nn`: network evaluations per second and achieved GFLOP/s at
 // several batch sizes, next to what LibTorch reaches on plain matmul and
-// convolution workloads on this machine.
+// convolution workloads on this machine; on a GPU also the share of its
+// bf16 peak (--peak-tflops).
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -29,6 +30,11 @@ namespace {
 
 constexpr int kMaxBatch = 4096;
 
+// The default --peak-tflops: an 8192^3 bf16 matmul through PyTorch 2.11 on
+// the H200 this project's GPU checks run on reached 769-798 TFLOP/s
+// (random data, mean of ten products after three warm-ups).
+constexpr double kDefaultPeakTflops = 790;
+
 absl::StatusOr<std::vector<int>> ParseBatches(const std::string& text) {
   std::vector<int> batches;
   for (std::string_view part : Split(text, ",", /*skip_empty=*/true)) {
@@ -50,14 +56,17 @@ absl::StatusOr<std::vector<int>> ParseBatches(const std::string& text) {
   return batches;
 }
 
-absl::StatusOr<double> ParseSeconds(const std::string& text) {
+// A number in (0, max] for option `name`.
+absl::StatusOr<double> ParsePositive(const std::string& name,
+                                     const std::string& text, double max,
+                                     const std::string& what) {
   char* end = nullptr;
   const double value = std::strtod(text.c_str(), &end);
   if (text.empty() || end != text.c_str() + text.size() || !(value > 0) ||
-      value > 3600) {
-    return absl::InvalidArgumentError(
-        Cat("option '--seconds': '", text,
-            "' is not a number of seconds in (0, 3600]"));
+      value > max) {
+    return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
+                                          "' is not ", what, " in (0, ", max,
+                                          "]"));
   }
   return value;
 }
@@ -86,6 +95,12 @@ int BenchNn(const std::vector<std::string>& args) {
       {"eigen-direct", "", "",
        "eigen backend: direct 3x3 convolutions instead of Winograd"},
       {"device", "NAME", "cpu", "cpu, cuda or cuda:N"},
+      {"precision", "P", "fp32",
+       "torch backend's number format: fp32, bf16 or fp16 (fp16 needs a "
+       "GPU); bf16|fp16 make --backend auto run torch"},
+      {"peak-tflops", "T", absl::StrFormat("%g", kDefaultPeakTflops),
+       "GPU only: the device's bf16 peak in TFLOP/s, for the '% of peak' "
+       "column (default: an H200's measured 8192^3 bf16 matmul)"},
       {"threads", "N", "0", "CPU threads (0 = one per core)"},
       {"seconds", "S", "2", "time per batch size"},
       {"layout", "NAME", "nhwc",
@@ -101,6 +116,7 @@ int BenchNn(const std::vector<std::string>& args) {
     std::cout << "usage: volkhv bench nn [--net FILE|auto] [--game G] [--batch "
                  "1,8,32,128,256] "
                  "[--backend auto|eigen|torch] [--device cpu|cuda] "
+                 "[--precision fp32|bf16|fp16] [--peak-tflops T] "
                  "[--threads N] [--seconds S]\n"
               << OptionsHelp(specs);
     return kExitOk;
@@ -154,8 +170,30 @@ int BenchNn(const std::vector<std::string>& args) {
   if (!batches.ok()) return Fail("bench nn", batches.status(), kExitUsage);
   absl::StatusOr<int> threads = cl->GetInt("threads", 0, 1024);
   if (!threads.ok()) return Fail("bench nn", threads.status(), kExitUsage);
-  absl::StatusOr<double> seconds = ParseSeconds(cl->Get("seconds"));
+  absl::StatusOr<double> seconds =
+      ParsePositive("seconds", cl->Get("seconds"), 3600, "a number of seconds");
   if (!seconds.ok()) return Fail("bench nn", seconds.status(), kExitUsage);
+  absl::StatusOr<double> peak_tflops = ParsePositive(
+      "peak-tflops", cl->Get("peak-tflops"), 1e6, "a rate in TFLOP/s");
+  if (!peak_tflops.ok()) {
+    return Fail("bench nn", peak_tflops.status(), kExitUsage);
+  }
+  absl::StatusOr<nn::Precision> precision =
+      nn::ParsePrecision(cl->Get("precision"));
+  if (!precision.ok()) {
+    return Fail("bench nn",
+                absl::InvalidArgumentError(Cat("option '--precision': ",
+                                               precision.status().message())),
+                kExitUsage);
+  }
+  const bool fp32 = *precision == nn::Precision::kFloat32;
+  if (backend_name == "eigen" && !fp32) {
+    return Fail("bench nn",
+                absl::InvalidArgumentError(
+                    "option '--precision': the eigen backend computes in fp32 "
+                    "only (use --backend torch)"),
+                kExitUsage);
+  }
 
   absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(net);
   if (!weights.ok()) {
@@ -168,6 +206,7 @@ int BenchNn(const std::vector<std::string>& args) {
   options.threads = *threads;
   options.fold_batchnorm = !cl->Flag("no-fold-bn");
   options.channels_last = layout == "nhwc";
+  options.precision = *precision;
   options.max_batch = max_batch;
   nn::EigenBackendOptions eigen_options;
   eigen_options.threads = *threads;
@@ -185,7 +224,9 @@ int BenchNn(const std::vector<std::string>& args) {
   // What runs: auto resolves as for every other command (the same at
   // every batch size; cli/evaluator_setup.h).
   std::string runs_on = backend_name;
-  if (runs_on == "auto") runs_on = cpu ? AutoCpuBackend(kernel) : "torch";
+  if (runs_on == "auto") {
+    runs_on = cpu && fp32 ? AutoCpuBackend(kernel) : "torch";
+  }
   absl::StatusOr<std::unique_ptr<nn::Backend>> made =
       runs_on == "eigen" ? nn::MakeEigenBackend(*weights, eigen_options)
                          : nn::MakeTorchBackend(*weights, options);
@@ -218,9 +259,10 @@ int BenchNn(const std::vector<std::string>& args) {
   if (backend_name == "auto") {
     std::cout << absl::StrFormat(
         "auto: %s at every batch size (%s)\n", runs_on,
-        cpu ? Cat("eigen kernel ",
-                  kernel == "auto" ? nn::EigenDefaultKernel() : kernel)
-            : std::string("not on the CPU"));
+        !cpu   ? std::string("not on the CPU")
+        : fp32 ? Cat("eigen kernel ",
+                     kernel == "auto" ? nn::EigenDefaultKernel() : kernel)
+               : Cat("precision ", nn::PrecisionName(*precision)));
   }
 
   // The ceiling first: what this machine's LibTorch reaches on plain work.
@@ -240,12 +282,22 @@ int BenchNn(const std::vector<std::string>& args) {
         c->matmul_size, c->matmul_size, c->matmul_gflops, arch.filters(),
         arch.filters(), kCeilingBatch, arch.board_height(), arch.board_width(),
         c->conv_nchw_gflops, c->conv_nhwc_gflops, c->tower_gflops);
+    if (c->matmul_bf16_gflops > 0) {
+      std::cout << absl::StrFormat(
+          "ceiling: bf16 matmul %dx%d %.1f TFLOP/s (%.1f%% of the %g TFLOP/s "
+          "peak)\n",
+          c->matmul_size, c->matmul_size, c->matmul_bf16_gflops / 1000,
+          100 * c->matmul_bf16_gflops / (*peak_tflops * 1000), *peak_tflops);
+    }
   }
+  // On a GPU: the share of its bf16 peak each batch size reaches.
+  const double peak_gflops = cpu ? 0 : *peak_tflops * 1000;
 
   const nn::BackendInfo& info = backend->Info();
-  std::cout << absl::StrFormat("%7s %12s %12s %11s %10s %12s %8s\n", "batch",
+  std::cout << absl::StrFormat("%7s %12s %12s %11s %10s %12s %8s%s\n", "batch",
                                "evals/s", "(mean)", "ms/batch", "GFLOP/s",
-                               ceiling > 0 ? "% of conv" : "", "runs on");
+                               ceiling > 0 ? "% of conv" : "", "runs on",
+                               peak_gflops > 0 ? "  % of peak" : "");
   std::mt19937 rng(1);
   std::bernoulli_distribution bit(0.1);
   for (int batch : *batches) {
@@ -271,11 +323,14 @@ int BenchNn(const std::vector<std::string>& args) {
     const double evals = batch / median;
     const double gflops = evals * flops / 1e9;
     std::cout << absl::StrFormat(
-        "%7d %12.1f %12.1f %11.3f %10.1f %12s %8s\n", batch, evals, mean_evals,
-        1000 * median, gflops,
+        "%7d %12.1f %12.1f %11.3f %10.1f %12s %8s%s\n", batch, evals,
+        mean_evals, 1000 * median, gflops,
         ceiling > 0 ? absl::StrFormat("%.1f%%", 100 * gflops / ceiling)
                     : std::string(),
-        runs_on);
+        runs_on,
+        peak_gflops > 0
+            ? absl::StrFormat("  %9.2f%%", 100 * gflops / peak_gflops)
+            : std::string());
   }
   if (ceiling > 0) {
     std::cout << absl::StrFormat(
@@ -283,6 +338,13 @@ int BenchNn(const std::vector<std::string>& args) {
         "whole period; %% of conv: of the best of the NCHW conv, "
         "channels-last conv and plain tower ceilings (%.1f GFLOP/s)\n",
         ceiling);
+  }
+  if (peak_gflops > 0) {
+    std::cout << absl::StrFormat(
+        "%% of peak: GFLOP/s over the %g TFLOP/s bf16 peak (--peak-tflops); "
+        "a call includes copying the batch to the GPU and the policy logits "
+        "and WDL back\n",
+        *peak_tflops);
   }
   if (runs_on == "eigen" && eigen_options.winograd) {
     std::cout << "GFLOP/s count the direct convolution's operations; "

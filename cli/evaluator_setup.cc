@@ -43,8 +43,21 @@ absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
             "device '",
             settings.device, "'"));
   }
+  absl::StatusOr<nn::Precision> precision =
+      nn::ParsePrecision(settings.precision);
+  if (!precision.ok()) {
+    return absl::InvalidArgumentError(
+        Cat("option '--precision': ", precision.status().message()));
+  }
+  const bool fp32 = *precision == nn::Precision::kFloat32;
+  if (settings.backend == "eigen" && !fp32) {
+    return absl::InvalidArgumentError(
+        Cat("option '--precision': the eigen backend computes in fp32 only, "
+            "not ",
+            settings.precision, " (use --backend torch)"));
+  }
   std::string backend = settings.backend;
-  if (backend == "auto") backend = cpu ? AutoCpuBackend() : "torch";
+  if (backend == "auto") backend = cpu && fp32 ? AutoCpuBackend() : "torch";
   if (backend == "eigen") {
     nn::EigenBackendOptions options;
     options.threads = settings.threads;
@@ -53,6 +66,7 @@ absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
   }
   nn::TorchBackendOptions options;
   options.device = settings.device;
+  options.precision = *precision;
   options.threads = settings.threads;
   options.max_batch = std::max(settings.max_batch, 1);
   return nn::MakeTorchBackend(weights, options);
@@ -67,8 +81,11 @@ std::vector<OptionSpec> EvaluatorOptionSpecs() {
       {"backend", "NAME", d.backend,
        "inference backend: eigen (CPU), torch (LibTorch, CPU or GPU) or "
        "auto (on the CPU eigen where it has AVX2 or AVX-512 kernels, else "
-       "torch; torch on a GPU)"},
+       "torch; torch on a GPU or with --precision bf16|fp16)"},
       {"device", "DEV", d.device, "cpu, cuda or cuda:N (torch backend)"},
+      {"precision", "P", d.precision,
+       "torch backend's number format: fp32, bf16 or fp16 (fp16 needs a "
+       "GPU)"},
       {"threads", "N", std::to_string(d.threads),
        "inference threads (0 = one per core)"},
       {"max-batch", "N", std::to_string(d.max_batch),
@@ -86,6 +103,18 @@ absl::StatusOr<EvaluatorSettings> EvaluatorSettingsFromCommandLine(
   s.net = cl.Get("net");
   s.backend = cl.Get("backend");
   s.device = cl.Get("device");
+  s.precision = cl.Get("precision");
+  if (absl::StatusOr<nn::Precision> p = nn::ParsePrecision(s.precision);
+      !p.ok()) {
+    return absl::InvalidArgumentError(
+        Cat("option '--precision': ", p.status().message()));
+  }
+  if (s.backend == "eigen" && s.precision != "fp32") {
+    return absl::InvalidArgumentError(
+        Cat("option '--precision': the eigen backend computes in fp32 only, "
+            "not ",
+            s.precision, " (use --backend torch)"));
+  }
   if (s.backend != "auto" && s.backend != "torch" && s.backend != "eigen") {
     return absl::InvalidArgumentError(
         Cat("option '--backend': unknown backend '", s.backend,

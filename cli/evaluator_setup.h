@@ -16,7 +16,8 @@
 
 namespace volkhv::cli {
 
-// --net, --backend, --device, --threads, --max-batch, --max-wait-us, --cache.
+// --net, --backend, --device, --precision, --threads, --max-batch,
+// --max-wait-us, --cache.
 std::vector<OptionSpec> EvaluatorOptionSpecs();
 
 struct EvaluatorSettings {
@@ -25,6 +26,9 @@ struct EvaluatorSettings {
   std::string net = "auto";
   std::string backend = "auto";
   std::string device = "cpu";
+  // fp32, bf16 or fp16 (nn::ParsePrecision): the torch backend's number
+  // format; eigen computes in fp32 only.
+  std::string precision = "fp32";
   int threads = 0;  // 0: one per core
   int max_batch = 256;
   int max_wait_us = 300;
@@ -41,8 +45,8 @@ absl::StatusOr<EvaluatorSettings> EvaluatorSettingsFromCommandLine(
 std::string AutoCpuBackend(const std::string& eigen_kernel = "auto");
 
 // The backend the settings name for `weights` (already read and checked):
-// torch (LibTorch, --device), eigen (CPU only) or auto (AutoCpuBackend on
-// the CPU, torch on a GPU).
+// torch (LibTorch, --device), eigen (CPU only, fp32 only) or auto
+// (AutoCpuBackend on the CPU in fp32, torch on a GPU or in bf16/fp16).
 absl::StatusOr<std::unique_ptr<nn::Backend>> MakeBackend(
     const EvaluatorSettings& settings, const nn::NetworkWeights& weights);
 

@@ -74,6 +74,7 @@ int RunLoop(const std::vector<std::string>& args) {
   EvaluatorSettings settings;
   settings.backend = effective.evaluator().backend();
   settings.device = effective.evaluator().device();
+  settings.precision = effective.evaluator().precision();
   settings.threads = effective.evaluator().threads();
   settings.max_batch = effective.evaluator().max_batch();
   settings.max_wait_us = effective.evaluator().max_wait_us();

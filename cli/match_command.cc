@@ -20,6 +20,7 @@
 #include "engine/game/strings.h"
 #include "nn/bundled_net.h"
 #include "nn/evaluator.h"
+#include "nn/torch_backend.h"
 #include "proto/game_record.pb.h"
 #include "selfplay/elo.h"
 #include "selfplay/match.h"

@@ -173,11 +173,15 @@ int RunTrain(const std::vector<std::string>& args) {
   const training::Trainer& t = **trainer;
   const training::DatasetStats& d = t.data_stats();
   std::cout << absl::StrFormat(
-      "training %s generation %d: steps %d -> %d, batch %d, %s; window %d of "
-      "%d positions%s\n",
+      "training %s generation %d: steps %d -> %d, batch %d, %s, on %s%s; "
+      "window %d of %d positions%s\n",
       cl->Get("game"), t.generation(), t.step(), t.target_step(),
       t.config().batch_size(),
       t.config().optimizer() == proto::TrainingConfig::ADAMW ? "AdamW" : "SGD",
+      options.device,
+      t.config().mixed_precision() == proto::TrainingConfig::BF16
+          ? " with bf16 autocast"
+          : "",
       d.window_positions, d.total_positions,
       t.resumed() ? Cat(" (resumed from ", options.checkpoint, ")")
                   : std::string());

@@ -122,6 +122,18 @@ double RunsPerSecond(const std::function<torch::Tensor()>& step,
   return 1 / times[times.size() / 2];
 }
 
+torch::ScalarType ScalarTypeOf(Precision precision) {
+  switch (precision) {
+    case Precision::kBFloat16:
+      return torch::kBFloat16;
+    case Precision::kFloat16:
+      return torch::kFloat16;
+    case Precision::kFloat32:
+      break;
+  }
+  return torch::kFloat32;
+}
+
 int DefaultThreads() {
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
@@ -158,6 +170,10 @@ class TorchBackend final : public Backend {
       : options_(options), device_(device), arch_(weights.architecture()) {
     const proto::Architecture& a = arch_;
     info_.name = device_.is_cuda() ? "torch-cuda" : "torch-cpu";
+    if (options.precision != Precision::kFloat32) {
+      Append(&info_.name, "-", PrecisionName(options.precision));
+    }
+    dtype_ = ScalarTypeOf(options.precision);
     info_.input = {a.input_planes(), a.board_height(), a.board_width()};
     info_.policy_size =
         a.policy_channels() * a.board_height() * a.board_width();
@@ -196,6 +212,7 @@ class TorchBackend final : public Backend {
         const_cast<float*>(input),
         {batch, shape.planes, shape.height, shape.width}, torch::kFloat32);
     if (device_.is_cuda()) x = x.to(device_);
+    if (dtype_ != torch::kFloat32) x = x.to(dtype_);
     torch::Tensor value;
     if (net_) {
       NetworkOutput out = net_->forward(x);
@@ -206,12 +223,13 @@ class TorchBackend final : public Backend {
       value = ForwardFolded(x, policy_logits);
     }
     torch::from_blob(wdl, {batch, 3}, torch::kFloat32)
-        .copy_(torch::softmax(value, 1));
+        .copy_(torch::softmax(value.to(torch::kFloat32), 1));
   }
 
  private:
+  // Weights are folded in float32, then converted.
   torch::Tensor Prepare(torch::Tensor t) const {
-    t = t.to(device_);
+    t = t.to(device_, dtype_);
     if (channels_last_ && t.dim() == 4) {
       t = t.contiguous(torch::MemoryFormat::ChannelsLast);
     }
@@ -268,6 +286,7 @@ class TorchBackend final : public Backend {
       const int64_t n = std::min(kChunk, batch - b0);
       const torch::Tensor part =
           policy2_(h.narrow(0, b0, n))
+              .to(torch::kFloat32)
               .contiguous(torch::MemoryFormat::ChannelsLast);
       const float* src = part.data_ptr<float>();
       float* dst = policy_logits + b0 * c * squares;
@@ -309,6 +328,7 @@ class TorchBackend final : public Backend {
   const torch::Device device_;
   const proto::Architecture arch_;
   BackendInfo info_;
+  torch::ScalarType dtype_ = torch::kFloat32;
   int threads_ = 1;
   bool channels_last_ = false;
   // Folded form.
@@ -340,13 +360,62 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeTorchBackend(
   if (options.max_batch < 1 || options.threads < 0) {
     return absl::InvalidArgumentError("max_batch must be >= 1, threads >= 0");
   }
+  const bool half = options.precision != Precision::kFloat32;
+  if (half && !options.fold_batchnorm) {
+    return absl::InvalidArgumentError(
+        Cat("precision ", PrecisionName(options.precision),
+            " needs batch norm folded into the convolutions"));
+  }
   absl::StatusOr<torch::Device> device = ParseDevice(options.device);
   if (!device.ok()) return device.status();
+  std::unique_ptr<Backend> backend;
   try {
-    return std::make_unique<TorchBackend>(weights, options, *device);
+    backend = std::make_unique<TorchBackend>(weights, options, *device);
   } catch (const c10::Error& e) {
     return absl::InternalError(Cat("LibTorch: ", e.what_without_backtrace()));
   }
+  if (half) {
+    // One position of zeros through the whole net: LibTorch lacks some
+    // half-precision kernels on some devices (1.13 has no fp16 convolution
+    // on the CPU) and says so only when one runs.
+    const BackendInfo& info = backend->Info();
+    std::vector<float> input(info.input.Size(), 0.0f);
+    std::vector<float> policy(info.policy_size);
+    float wdl[3];
+    try {
+      backend->Compute(1, input.data(), policy.data(), wdl);
+    } catch (const c10::Error& e) {
+      std::string why(e.what_without_backtrace());
+      if (const size_t eol = why.find('\n'); eol != std::string::npos) {
+        why.resize(eol);
+      }
+      return absl::FailedPreconditionError(
+          Cat("precision ", PrecisionName(options.precision), " on device ",
+              options.device, ": this LibTorch cannot compute the net in it (",
+              why, ")"));
+    }
+  }
+  return backend;
+}
+
+absl::StatusOr<Precision> ParsePrecision(std::string_view name) {
+  if (name == "fp32") return Precision::kFloat32;
+  if (name == "bf16") return Precision::kBFloat16;
+  if (name == "fp16") return Precision::kFloat16;
+  return absl::InvalidArgumentError(
+      Cat("unknown precision '", name, "' (known: fp32, bf16, fp16)"));
+}
+
+std::string PrecisionName(Precision precision) {
+  switch (precision) {
+    case Precision::kBFloat16:
+      return "bf16";
+    case Precision::kFloat16:
+      return "fp16";
+    case Precision::kFloat32:
+      break;
+  }
+  return "fp32";
 }
 
 bool TorchCudaAvailable() { return torch::cuda::is_available(); }
@@ -383,6 +452,13 @@ absl::StatusOr<TorchCeiling> MeasureTorchCeiling(
     ceiling.matmul_gflops =
         RunsPerSecond([&] { return torch::matmul(a, b); }, seconds) * 2.0 * n *
         n * n / 1e9;
+    if (device->is_cuda()) {
+      const torch::Tensor a16 = a.to(torch::kBFloat16);
+      const torch::Tensor b16 = b.to(torch::kBFloat16);
+      ceiling.matmul_bf16_gflops =
+          RunsPerSecond([&] { return torch::matmul(a16, b16); }, seconds) *
+          2.0 * n * n * n / 1e9;
+    }
 
     const double conv_flops =
         2.0 * batch * filters * filters * 9 * height * width;

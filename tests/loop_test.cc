@@ -208,6 +208,29 @@ TEST(LoopTest, ShippedConfigsAreValid) {
   EXPECT_GE(configs, 6);
 }
 
+TEST(LoopTest, EvaluatorPrecisionIsChecked) {
+  absl::StatusOr<proto::LoopConfig> config = training::ParseLoopConfig(
+      "evaluator { precision: \"bf16\" }", "bf16.textproto");
+  ASSERT_TRUE(config.ok()) << config.status();
+  EXPECT_EQ(config->evaluator().precision(), "bf16");
+  EXPECT_EQ(training::ParseLoopConfig("", "default.textproto")
+                ->evaluator()
+                .precision(),
+            "fp32");
+  absl::StatusOr<proto::LoopConfig> bad = training::ParseLoopConfig(
+      "evaluator { precision: \"fp8\" }", "fp8.textproto");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "fp8.textproto: evaluator.precision: unknown precision 'fp8' "
+            "(known: fp32, bf16, fp16)");
+  bad = training::ParseLoopConfig(
+      "evaluator { backend: \"eigen\" precision: \"bf16\" }", "e.textproto");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(),
+            "e.textproto: evaluator.precision: the eigen backend computes in "
+            "fp32 only");
+}
+
 TEST(LoopTest, BadConfigsNameTheKey) {
   const std::string dir = Dir("bad");
   std::ofstream(dir + "/unknown.textproto") << "game: \"tavlei9\"\nbogus: 1\n";

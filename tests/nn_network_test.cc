@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <random>
 #include <string>
@@ -363,6 +364,174 @@ TEST(NetworkTest, FoldedBackendMatchesTheModule) {
       EXPECT_LT(MaxRelativeDifference(got.wdl, expected.wdl), 1e-5);
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Precision and devices.
+
+// A generation-0 net of configs/net-cpu.textproto (6x64) for `game`, its
+// output layers scaled up so that priors and WDL are as far from uniform
+// as a trained net's (a fresh net's are nearly uniform, which would hide
+// rounding).
+constexpr float kOutputScale = 30;
+
+NetworkWeights CpuConfigWeights(const std::string& game, uint64_t seed) {
+  absl::StatusOr<proto::NetworkConfig> config = ReadNetworkConfig(
+      std::string(VOLKHV_SOURCE_DIR) + "/configs/net-cpu.textproto");
+  EXPECT_TRUE(config.ok()) << config.status();
+  absl::StatusOr<std::unique_ptr<Game>> g = MakeGame(game);
+  absl::StatusOr<proto::NetworkFile> header =
+      NewNetworkHeader((*g)->Info(), "", *config, seed, "test", "");
+  EXPECT_TRUE(header.ok()) << header.status();
+  absl::StatusOr<NetworkWeights> w = RandomNetworkWeights(*header, seed);
+  EXPECT_TRUE(w.ok()) << w.status();
+  for (TensorData& t : w->tensors) {
+    if (t.name == "policy.conv2.weight" || t.name == "value.fc2.weight") {
+      for (float& v : t.values) v *= kOutputScale;
+    }
+  }
+  return *std::move(w);
+}
+
+// How far two backends' outputs are apart on real positions: the largest
+// difference of a prior (softmax over the legal moves' logits, as the
+// batching evaluator computes it) and of a WDL probability.
+struct Agreement {
+  double prior = 0;
+  double wdl = 0;
+  double top_prior = 0;  // the reference's largest prior (sharpness)
+};
+
+Agreement Compare(const std::string& game, const NetworkWeights& w,
+                  Backend& reference, Backend& other, int batch) {
+  std::unique_ptr<Encoder> encoder = EncoderFor(game);
+  const Batch positions = RandomPositions(game, *encoder, batch, 17);
+  const Outputs a = Evaluate(reference, batch, positions.input);
+  const Outputs b = Evaluate(other, batch, positions.input);
+  const int policy_size = reference.Info().policy_size;
+  auto priors = [&](const Outputs& out, int i) {
+    std::vector<double> p;
+    for (Move m : positions.moves[i]) {
+      p.push_back(out.policy[i * policy_size +
+                             encoder->PolicyIndex(*positions.states[i], m)]);
+    }
+    const double top = *std::max_element(p.begin(), p.end());
+    double total = 0;
+    for (double& v : p) total += (v = std::exp(v - top));
+    for (double& v : p) v /= total;
+    return p;
+  };
+  Agreement worst;
+  for (int i = 0; i < batch; ++i) {
+    const std::vector<double> pa = priors(a, i), pb = priors(b, i);
+    worst.top_prior =
+        std::max(worst.top_prior, *std::max_element(pa.begin(), pa.end()));
+    for (size_t k = 0; k < pa.size(); ++k) {
+      worst.prior = std::max(worst.prior, std::abs(pa[k] - pb[k]));
+    }
+    for (int k = 0; k < 3; ++k) {
+      worst.wdl = std::max<double>(
+          worst.wdl, std::abs(a.wdl[3 * i + k] - b.wdl[3 * i + k]));
+    }
+    for (int k = 0; k < policy_size; ++k) {
+      EXPECT_TRUE(std::isfinite(b.policy[i * policy_size + k]));
+    }
+  }
+  return worst;
+}
+
+// bf16 keeps 8 bits of mantissa (relative rounding 2^-9 per operation).
+// Through the 6x64 net above, bf16 on the CPU (LibTorch 1.13) was at most
+// 0.011 (Tavreli) and 0.0064 (Tavlei 9x9) from float32 in a prior over the
+// legal moves and 0.004 in a WDL probability, with priors up to 0.92; fp16
+// keeps 2 bits more.
+constexpr double kHalfPriorTolerance = 0.03;
+constexpr double kHalfWdlTolerance = 0.02;
+
+// Runs `precision` on `device` against float32 on the CPU; skips (naming
+// LibTorch's reason) where this LibTorch cannot compute it there.
+void ExpectHalfPrecisionAgrees(Precision precision, const std::string& device) {
+  for (const std::string game : {"tavreli", "tavlei9"}) {
+    const NetworkWeights w = CpuConfigWeights(game, 3);
+    std::unique_ptr<Backend> reference = MakeBackend(w);
+    TorchBackendOptions options;
+    options.precision = precision;
+    options.device = device;
+    options.threads = 2;
+    absl::StatusOr<std::unique_ptr<Backend>> half =
+        MakeTorchBackend(w, options);
+    if (!half.ok() &&
+        half.status().code() == absl::StatusCode::kFailedPrecondition) {
+      GTEST_SKIP() << half.status().message();
+    }
+    ASSERT_TRUE(half.ok()) << half.status();
+    EXPECT_TRUE(Contains((*half)->Info().name, PrecisionName(precision)));
+    const Agreement d = Compare(game, w, *reference, **half, 48);
+    std::cout << game << " " << PrecisionName(precision) << " on " << device
+              << " vs fp32 on the CPU: max |prior diff| " << d.prior
+              << ", max |WDL diff| " << d.wdl << " (largest prior "
+              << d.top_prior << ")\n";
+    EXPECT_LT(d.prior, kHalfPriorTolerance) << game;
+    EXPECT_LT(d.wdl, kHalfWdlTolerance) << game;
+  }
+}
+
+TEST(PrecisionTest, NamesParseAndUnknownOnesAreRefused) {
+  for (Precision p :
+       {Precision::kFloat32, Precision::kBFloat16, Precision::kFloat16}) {
+    absl::StatusOr<Precision> parsed = ParsePrecision(PrecisionName(p));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, p);
+  }
+  EXPECT_TRUE(Contains(std::string(ParsePrecision("fp8").status().message()),
+                       "unknown precision 'fp8' (known: fp32, bf16, fp16)"));
+  TorchBackendOptions unfolded;
+  unfolded.fold_batchnorm = false;
+  unfolded.precision = Precision::kBFloat16;
+  EXPECT_TRUE(
+      Contains(std::string(MakeTorchBackend(TinyWeights("tavreli"), unfolded)
+                               .status()
+                               .message()),
+               "needs batch norm folded"));
+}
+
+TEST(PrecisionTest, Bf16AgreesWithFp32OnTheCpu) {
+  ExpectHalfPrecisionAgrees(Precision::kBFloat16, "cpu");
+}
+
+// LibTorch 1.13 has no fp16 convolution on the CPU: creating the backend
+// then fails with one line saying so, and the test skips with that line.
+TEST(PrecisionTest, Fp16AgreesWithFp32OnTheCpu) {
+  ExpectHalfPrecisionAgrees(Precision::kFloat16, "cpu");
+}
+
+TEST(CudaTest, Fp32OnTheGpuAgreesWithTheCpu) {
+  if (!TorchCudaAvailable()) GTEST_SKIP() << "no CUDA device";
+  for (const std::string game : {"tavreli", "tavlei9"}) {
+    const NetworkWeights w = CpuConfigWeights(game, 5);
+    std::unique_ptr<Backend> cpu = MakeBackend(w);
+    TorchBackendOptions options;
+    options.device = "cuda";
+    std::unique_ptr<Backend> gpu = MakeBackend(w, options);
+    EXPECT_EQ(gpu->Info().name, "torch-cuda");
+    // cuDNN convolutions use TF32 by default (LibTorch's allow_tf32):
+    // 10 bits of mantissa, so close to the CPU, not equal.
+    const Agreement d = Compare(game, w, *cpu, *gpu, 64);
+    std::cout << game << " fp32 on cuda vs the CPU: max |prior diff| "
+              << d.prior << ", max |WDL diff| " << d.wdl << "\n";
+    EXPECT_LT(d.prior, 0.01) << game;
+    EXPECT_LT(d.wdl, 0.01) << game;
+  }
+}
+
+TEST(CudaTest, Bf16OnTheGpuAgreesWithFp32) {
+  if (!TorchCudaAvailable()) GTEST_SKIP() << "no CUDA device";
+  ExpectHalfPrecisionAgrees(Precision::kBFloat16, "cuda");
+}
+
+TEST(CudaTest, Fp16OnTheGpuAgreesWithFp32) {
+  if (!TorchCudaAvailable()) GTEST_SKIP() << "no CUDA device";
+  ExpectHalfPrecisionAgrees(Precision::kFloat16, "cuda");
 }
 
 // ---------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <memory>
 #include <random>
@@ -1296,6 +1297,118 @@ TEST(TrainerTest, ExportedNetLoadsAndEvaluates) {
   EXPECT_EQ(gen5->header.provenance().training_steps(), 8);
   EXPECT_EQ(gen5->header.provenance().training_positions(), 128);
   EXPECT_EQ(gen5->header.provenance().parent_net(), out);
+}
+
+// Trains `steps` steps of a fresh call on `device` with `precision`,
+// checkpointing every 2 steps, and returns the losses; the trainer is then
+// destroyed as if killed.
+std::vector<Losses> TrainAndStop(
+    TrainerOptions options, const std::string& device,
+    proto::TrainingConfig::MixedPrecision precision, int steps) {
+  options.device = device;
+  options.config.set_mixed_precision(precision);
+  std::unique_ptr<Trainer> trainer = NewTrainer(options);
+  EXPECT_NE(trainer, nullptr);
+  if (trainer == nullptr) return {};
+  absl::StatusOr<std::vector<Losses>> losses = trainer->Train(steps);
+  EXPECT_TRUE(losses.ok()) << losses.status();
+  return losses.ok() ? *losses : std::vector<Losses>{};
+}
+
+// Resumes options.checkpoint on `device` with `precision`, finishes the
+// call and exports; checks the net reads back as float32 and evaluates.
+void ResumeAndFinish(TrainerOptions options, const std::string& device,
+                     proto::TrainingConfig::MixedPrecision precision,
+                     int64_t expected_step, const std::string& out) {
+  options.device = device;
+  options.config.set_mixed_precision(precision);
+  std::unique_ptr<Trainer> trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  EXPECT_TRUE(trainer->resumed());
+  EXPECT_EQ(trainer->step(), expected_step);
+  EXPECT_EQ(trainer->config().mixed_precision(), precision);
+  absl::StatusOr<TrainSummary> summary = trainer->Run(out);
+  ASSERT_TRUE(summary.ok()) << summary.status();
+  EXPECT_EQ(summary->step, options.config.steps());
+  EXPECT_TRUE(std::isfinite(summary->last_train.total));
+  absl::StatusOr<nn::NetworkWeights> w = nn::ReadNetworkWeights(out);
+  ASSERT_TRUE(w.ok()) << w.status();
+  for (const nn::TensorData& t : w->tensors) {
+    for (float v : t.values) ASSERT_TRUE(std::isfinite(v)) << t.name;
+  }
+}
+
+// Mixed precision changes how a step computes, not what a checkpoint
+// holds: a call written with BF16 resumes with OFF and the other way, the
+// resumed call computing as told now (no note about the configuration:
+// Options() fails the test on any). Its first step's losses are close to
+// float32's. Where this LibTorch cannot train in bf16 on the CPU the
+// option is refused with one line, and the test checks that line instead.
+TEST(TrainerTest, MixedPrecisionCheckpointsResumeWithoutIt) {
+  const TestDir test_dir("mixed");
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavlei9", {.games = 6, .max_plies = 30}));
+  const std::string net = WriteTinyNet(dir, "tavlei9");
+  proto::TrainingConfig config = TinyConfig();
+  TrainerOptions options = Options(dir, net, config);
+  options.config.set_mixed_precision(proto::TrainingConfig::BF16);
+  absl::StatusOr<std::unique_ptr<Trainer>> probe = Trainer::Create(options);
+  if (!probe.ok()) {
+    EXPECT_EQ(probe.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_TRUE(Contains(std::string(probe.status().message()),
+                         "training.mixed_precision BF16 on device cpu"));
+    GTEST_SKIP() << probe.status().message();
+  }
+  probe->reset();
+
+  const std::vector<Losses> fp32 =
+      TrainAndStop(options, "cpu", proto::TrainingConfig::OFF, 1);
+  options.checkpoint = dir + "/bf16.ckpt";
+  const std::vector<Losses> bf16 =
+      TrainAndStop(options, "cpu", proto::TrainingConfig::BF16, 3);
+  ASSERT_EQ(fp32.size(), 1u);
+  ASSERT_EQ(bf16.size(), 3u);
+  EXPECT_NEAR(bf16[0].policy, fp32[0].policy, 0.02 * fp32[0].policy);
+  EXPECT_NEAR(bf16[0].value, fp32[0].value, 0.02 * fp32[0].value);
+  // ... but not equal: autocast did compute in bf16.
+  EXPECT_NE(bf16[0].policy, fp32[0].policy);
+  std::cout << "first step policy/value loss: bf16 " << bf16[0].policy << " / "
+            << bf16[0].value << ", fp32 " << fp32[0].policy << " / "
+            << fp32[0].value << "\n";
+  // Killed after step 3: the checkpoint of step 2 resumes in float32.
+  ResumeAndFinish(options, "cpu", proto::TrainingConfig::OFF, 2,
+                  dir + "/from-bf16.net");
+
+  options.checkpoint = dir + "/fp32.ckpt";
+  TrainAndStop(options, "cpu", proto::TrainingConfig::OFF, 5);
+  ResumeAndFinish(options, "cpu", proto::TrainingConfig::BF16, 4,
+                  dir + "/from-fp32.net");
+}
+
+// A checkpoint written on the GPU (in bf16) resumes on the CPU (float32)
+// and one written on the CPU resumes on the GPU.
+TEST(TrainerTest, GpuCheckpointsResumeOnTheCpuAndBack) {
+  if (!nn::TorchCudaAvailable()) GTEST_SKIP() << "no CUDA device";
+  const TestDir test_dir("gpu");
+  const std::string& dir = test_dir.path;
+  std::filesystem::create_directories(dir + "/records");
+  WriteRecords(dir + "/records/a.vrec",
+               SyntheticGames("tavreli", {.games = 6, .max_plies = 30}));
+  TrainerOptions options =
+      Options(dir, WriteTinyNet(dir, "tavreli"), TinyConfig());
+  options.checkpoint = dir + "/gpu.ckpt";
+  const std::vector<Losses> gpu =
+      TrainAndStop(options, "cuda", proto::TrainingConfig::BF16, 3);
+  ASSERT_EQ(gpu.size(), 3u);
+  ResumeAndFinish(options, "cpu", proto::TrainingConfig::OFF, 2,
+                  dir + "/gpu-then-cpu.net");
+
+  options.checkpoint = dir + "/cpu.ckpt";
+  TrainAndStop(options, "cpu", proto::TrainingConfig::OFF, 3);
+  ResumeAndFinish(options, "cuda", proto::TrainingConfig::BF16, 2,
+                  dir + "/cpu-then-gpu.net");
 }
 
 TEST(TrainerTest, RejectsMismatchedInputs) {

@@ -13,6 +13,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "nn/checked_file.h"
 #include "nn/text_proto.h"
+#include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
 #include "selfplay/match.h"
@@ -570,6 +571,15 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   if (!(accept >= 0 && accept <= 1)) {
     return absl::InvalidArgumentError(Cat(
         "gating.accept_score: must be in [0, 1], got ", absl::StrCat(accept)));
+  }
+  if (absl::StatusOr<nn::Precision> p = nn::ParsePrecision(v.precision());
+      !p.ok()) {
+    return absl::InvalidArgumentError(
+        Cat("evaluator.precision: ", p.status().message()));
+  }
+  if (v.backend() == "eigen" && v.precision() != "fp32") {
+    return absl::InvalidArgumentError(
+        "evaluator.precision: the eigen backend computes in fp32 only");
   }
   return absl::OkStatus();
 }

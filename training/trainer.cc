@@ -1,6 +1,8 @@
 #include "training/trainer.h"
 
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
+#include <torch/version.h>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -72,6 +74,81 @@ absl::StatusOr<torch::Device> ParseDevice(const std::string& name) {
   }
   return absl::InvalidArgumentError(
       Cat("device: expected cpu, cuda or cuda:N, got '", name, "'"));
+}
+
+// LibTorch's autocast to bfloat16 for one device type, for a scope (what
+// Python's torch.autocast does on entering and leaving). LibTorch 2.4
+// replaced the per-device functions by ones taking the device type.
+class AutocastScope {
+ public:
+  AutocastScope(bool enabled, c10::DeviceType type)
+      : enabled_(enabled), type_(type) {
+    if (!enabled_) return;
+#if TORCH_VERSION_MAJOR > 2 || \
+    (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    was_enabled_ = at::autocast::is_autocast_enabled(type_);
+    dtype_ = at::autocast::get_autocast_dtype(type_);
+    at::autocast::set_autocast_dtype(type_, at::kBFloat16);
+    at::autocast::set_autocast_enabled(type_, true);
+#else
+    if (type_ == c10::DeviceType::CUDA) {
+      was_enabled_ = at::autocast::is_enabled();
+      dtype_ = at::autocast::get_autocast_gpu_dtype();
+      at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+      at::autocast::set_enabled(true);
+    } else {
+      was_enabled_ = at::autocast::is_cpu_enabled();
+      dtype_ = at::autocast::get_autocast_cpu_dtype();
+      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+      at::autocast::set_cpu_enabled(true);
+    }
+#endif
+    at::autocast::increment_nesting();
+  }
+
+  ~AutocastScope() {
+    if (!enabled_) return;
+    // The cache holds bf16 copies of the weights: stale after the
+    // optimiser's step.
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+#if TORCH_VERSION_MAJOR > 2 || \
+    (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+    at::autocast::set_autocast_enabled(type_, was_enabled_);
+    at::autocast::set_autocast_dtype(type_, dtype_);
+#else
+    if (type_ == c10::DeviceType::CUDA) {
+      at::autocast::set_enabled(was_enabled_);
+      at::autocast::set_autocast_gpu_dtype(dtype_);
+    } else {
+      at::autocast::set_cpu_enabled(was_enabled_);
+      at::autocast::set_autocast_cpu_dtype(dtype_);
+    }
+#endif
+  }
+
+  AutocastScope(const AutocastScope&) = delete;
+  AutocastScope& operator=(const AutocastScope&) = delete;
+
+ private:
+  const bool enabled_;
+  const c10::DeviceType type_;
+  bool was_enabled_ = false;
+  at::ScalarType dtype_ = at::kFloat;
+};
+
+// The forward pass, under autocast to bf16 when `bf16`; float32 outputs.
+nn::NetworkOutput Forward(nn::Network& module, const torch::Tensor& x,
+                          bool bf16) {
+  nn::NetworkOutput out;
+  {
+    AutocastScope autocast(bf16, x.device().type());
+    out = module->forward(x);
+  }
+  if (bf16) {
+    out.policy = out.policy.to(torch::kFloat32);
+    out.wdl = out.wdl.to(torch::kFloat32);
+  }
+  return out;
 }
 
 int64_t FileSize(const std::string& path) {
@@ -165,6 +242,37 @@ struct Trainer::Impl {
   Losses last_validation;
 
   const proto::TrainingConfig& config() const { return state.config(); }
+  bool bf16() const {
+    return config().mixed_precision() == proto::TrainingConfig::BF16;
+  }
+
+  // Whether this LibTorch can run a bf16 autocast step's forward and
+  // backward on the device: one batch of zeros through the module in eval
+  // mode (no batch-norm statistics change), gradients cleared after.
+  absl::Status CheckMixedPrecision(const nn::InputShape& shape) {
+    if (!bf16()) return absl::OkStatus();
+    try {
+      module->eval();
+      torch::Tensor x =
+          torch::zeros({2, shape.planes, shape.height, shape.width},
+                       torch::TensorOptions().device(device));
+      nn::NetworkOutput out = Forward(module, x, /*bf16=*/true);
+      (out.policy.sum() + out.wdl.sum()).backward();
+      module->zero_grad();
+      module->train();
+    } catch (const c10::Error& e) {
+      module->zero_grad();
+      module->train();
+      std::string why(e.what_without_backtrace());
+      if (const size_t eol = why.find('\n'); eol != std::string::npos) {
+        why.resize(eol);
+      }
+      return absl::FailedPreconditionError(Cat(
+          "training.mixed_precision BF16 on device ", options.device,
+          ": this LibTorch cannot train in bf16 there (", why, "); use OFF"));
+    }
+    return absl::OkStatus();
+  }
 
   void SetThreads() const {
     if (options.threads > 0 && at::get_num_threads() != options.threads) {
@@ -360,7 +468,7 @@ struct Trainer::Impl {
       const auto [x, index, prob, best, wdl] = ToTensors(b, shape, device);
 
       module->train();
-      nn::NetworkOutput out = module->forward(x);
+      nn::NetworkOutput out = Forward(module, x, bf16());
       torch::Tensor log_policy = torch::log_softmax(out.policy, 1);
       torch::Tensor policy_loss =
           -(prob * log_policy.gather(1, index)).sum(1).mean();
@@ -438,7 +546,7 @@ struct Trainer::Impl {
         }
         const Batch& b = validation_batch;
         const auto [x, index, prob, best, wdl] = ToTensors(b, shape, device);
-        nn::NetworkOutput out = module->forward(x);
+        nn::NetworkOutput out = Forward(module, x, bf16());
         torch::Tensor policy =
             -(prob * torch::log_softmax(out.policy, 1).gather(1, index)).sum(1);
         torch::Tensor value = -(wdl * torch::log_softmax(out.wdl, 1)).sum(1);
@@ -607,6 +715,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
       nn::ReadNetworkWeights(options.net_in);
   if (!net.ok()) return net.status();
   const std::string& game_name = net->header.game();
+  nn::InputShape input_shape;
   {
     absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
     if (!game.ok()) return game.status();
@@ -617,6 +726,7 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
         !s.ok()) {
       return absl::Status(s.code(), Cat(options.net_in, ": ", s.message()));
     }
+    input_shape = (*encoder)->Shape();
   }
   const int generation = options.generation >= 0
                              ? options.generation
@@ -671,9 +781,12 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
     const bool unfinished = state.step() < state.target_step();
     new_call = !unfinished && state.generation() != generation;
     if (unfinished) {
-      // Continue the interrupted call exactly.
+      // Continue the interrupted call exactly (mixed_precision is how it
+      // computes, taken from the options below).
+      proto::TrainingConfig given = options.config;
+      given.set_mixed_precision(state.config().mixed_precision());
       if (!google::protobuf::util::MessageDifferencer::Equivalent(
-              state.config(), options.config)) {
+              state.config(), given)) {
         options.warn(
             "note: resuming an unfinished call with its checkpoint's "
             "training configuration");
@@ -714,6 +827,8 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
   state.mutable_header()->clear_tensors();
   state.mutable_header()->clear_checksum();
   state.set_records_dir(options.records_dir);
+  state.mutable_config()->set_mixed_precision(options.config.mixed_precision());
+  if (absl::Status s = t.CheckMixedPrecision(input_shape); !s.ok()) return s;
 
   if (absl::Status s = t.MakeOptimizer(); !s.ok()) return s;
   if (load_optimizer) {
