@@ -2,7 +2,6 @@
 # (volkhv_nn_weights, usable by LibTorch-free backends), and the LibTorch
 # network and backend (volkhv_nn_torch).
 find_package(Protobuf REQUIRED)
-find_package(Torch REQUIRED)
 
 # Generated code lands in ${CMAKE_BINARY_DIR}/proto/*.pb.{h,cc}, included as
 # "proto/network.pb.h".
@@ -23,6 +22,12 @@ add_library(volkhv_nn_weights STATIC
   nn/weights_file.cc
 )
 target_link_libraries(volkhv_nn_weights PUBLIC volkhv_nn_core volkhv_proto)
+
+# The fuzz build (VOLKHV_FUZZ, fuzz/) has no LibTorch.
+if(VOLKHV_FUZZ)
+  return()
+endif()
+find_package(Torch REQUIRED)
 
 add_library(volkhv_nn_torch STATIC
   nn/network.cc
