@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package Volkhv needs (build tools, Abseil, GoogleTest,
-# protobuf, LibTorch, Eigen, OpenBLAS). Idempotent; needs root or sudo.
+# protobuf, LibTorch, Eigen, OpenBLAS, clang and libFuzzer). Idempotent;
+# needs root or sudo.
 set -euo pipefail
 
 packages=(
@@ -11,6 +12,8 @@ packages=(
   # Without it Debian's libtorch falls back to reference BLAS (~30x slower
   # dense layers).
   libopenblas0-pthread
+  # libFuzzer and the sanitizers of scripts/fuzz.sh.
+  clang libclang-rt-14-dev
 )
 
 missing=()
