@@ -1,9 +1,10 @@
 // .vrec game record files (selfplay/record_io.h) as self-play writes them
 // and `records`, `train` and the loop read them: the bytes as a file, and
-// again with a valid checksum appended (so that the protobuf body is fuzzed
-// past the CRC-32 check). Every game read is replayed through the rules,
-// then the file is loaded as training data (training/dataset.h) and a batch
-// of its positions is built, with symmetries.
+// when they are refused, again with a valid checksum appended (so that the
+// protobuf body is fuzzed past the CRC-32 check). Every game read is
+// replayed through the rules, then the file is loaded as training data
+// (training/dataset.h) and a batch of its positions is built, with
+// symmetries.
 #include <unistd.h>
 
 #include <cstddef>
@@ -99,6 +100,7 @@ void CheckGames(const std::vector<volkhv::proto::GameRecord>& games) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace volkhv;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  // The bytes as they are, and when they are refused, with a checksum.
   for (const std::string& file :
        {std::string(bytes), nn::WithChecksum(std::string(bytes))}) {
     WriteFile(file);
@@ -109,6 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     CheckGames(*games);
+    break;
   }
   return 0;
 }

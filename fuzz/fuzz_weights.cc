@@ -1,8 +1,9 @@
 // Network weight files (nn/weights_file.h) as every backend and the
-// trainer read them: the bytes, and again with a valid checksum appended
-// (so that the protobuf body is fuzzed past the CRC-32 check). Accepted
-// weights serialize back to bytes that parse to the same tensors, and are
-// matched against each game's encoder as a backend would.
+// trainer read them: the bytes, and when they are refused, again with a
+// valid checksum appended (so that the protobuf body is fuzzed past the
+// CRC-32 check). Accepted weights serialize back to bytes that parse to the
+// same tensors, and are matched against each game's encoder as a backend
+// would.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -59,6 +60,7 @@ void CheckWeights(const volkhv::nn::NetworkWeights& weights) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace volkhv;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  // The bytes as they are, and when they are refused, with a checksum.
   for (const std::string& file :
        {std::string(bytes), nn::WithChecksum(std::string(bytes))}) {
     absl::StatusOr<nn::NetworkWeights> weights = nn::ParseNetworkWeights(file);
@@ -67,6 +69,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     CheckWeights(*weights);
+    break;
   }
   return 0;
 }
