@@ -110,8 +110,12 @@ for h in "${selected[@]}"; do
     kind=$(grep -m 1 -oE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)[^(]*|runtime error: .*|FUZZ_CHECK\(.*' \
       "$work/log" || true)
     result="FAILED (exit $rc): ${kind:-see the log}; input ${artifact:-none}"
-    grep -E 'ERROR|runtime error|FUZZ_CHECK|SUMMARY|^    #[0-9]' "$work/log" |
-      head -n 30 >&2 || true
+    if [ -n "$kind" ]; then
+      grep -E 'ERROR|runtime error|FUZZ_CHECK|SUMMARY|^    #[0-9]' \
+        "$work/log" | head -n 30 >&2 || true
+    else
+      tail -n 5 "$work/log" >&2
+    fi
   fi
   summary+=("$(printf '%-16s %10s executions %5d s  %s' "$h" "${execs:-?}" \
     "$elapsed" "$result")")
