@@ -9,10 +9,12 @@
 #     found a crash, a leak, a timeout or too much memory (the input is in
 #     build-fuzz/findings/). Without HARNESS: all of them.
 #   scripts/fuzz.sh --sanitize-tests
-#     Builds the engine and the GoogleTest suites with ASan and UBSan into
-#     build-asan/ and runs ctest there.
+#     Builds the engine and the GoogleTest suites with GCC, ASan and UBSan
+#     into build-asan/ and runs ctest there.
 #   scripts/fuzz.sh --list
 #     The harness names.
+#   scripts/fuzz.sh --help
+#     This text.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +42,11 @@ need_clang() {
 
 jobs="$(nproc)"
 
+if [ "${1:-}" = "--help" ] || [ "${1:-}" = "-h" ]; then
+  sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+  exit 0
+fi
+
 if [ "${1:-}" = "--list" ]; then
   printf '%s\n' "${harnesses[@]}"
   exit 0
@@ -47,8 +54,9 @@ fi
 
 if [ "${1:-}" = "--sanitize-tests" ]; then
   [ $# -eq 1 ] || fail "--sanitize-tests takes no other arguments"
-  need_clang
-  CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja \
+  # GCC: Debian's LibTorch headers do not compile with clang 14.
+  command -v g++ >/dev/null || fail "g++ not found (run scripts/install-deps.sh)"
+  CXX=g++ cmake -S . -B build-asan -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVOLKHV_SANITIZE=ON >/dev/null
   cmake --build build-asan -j"$jobs"
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
