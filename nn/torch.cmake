@@ -3,6 +3,30 @@
 # network and backend (volkhv_nn_torch).
 find_package(Protobuf REQUIRED)
 
+# Generated code lands in ${CMAKE_BINARY_DIR}/proto/*.pb.{h,cc}, included as
+# "proto/network.pb.h".
+file(GLOB VOLKHV_PROTO_FILES CONFIGURE_DEPENDS
+  ${CMAKE_SOURCE_DIR}/proto/*.proto)
+add_library(volkhv_proto STATIC ${VOLKHV_PROTO_FILES})
+protobuf_generate(TARGET volkhv_proto LANGUAGE cpp
+  IMPORT_DIRS ${CMAKE_SOURCE_DIR}
+  PROTOC_OUT_DIR ${CMAKE_BINARY_DIR})
+target_include_directories(volkhv_proto PUBLIC ${CMAKE_BINARY_DIR})
+target_link_libraries(volkhv_proto PUBLIC protobuf::libprotobuf)
+# Generated code trips some of our warnings.
+target_compile_options(volkhv_proto PRIVATE -Wno-unused-parameter)
+
+add_library(volkhv_nn_weights STATIC
+  nn/checked_file.cc
+  nn/text_proto.cc
+  nn/weights_file.cc
+)
+target_link_libraries(volkhv_nn_weights PUBLIC volkhv_nn_core volkhv_proto)
+
+# The fuzz build (VOLKHV_FUZZ, fuzz/) has no LibTorch.
+if(VOLKHV_FUZZ)
+  return()
+endif()
 # LibTorch: the system's (Debian's CPU-only libtorch-dev) unless
 # VOLKHV_TORCH_PREFIX names another's CMake prefix, e.g. PyTorch's
 # `python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'`
@@ -27,26 +51,6 @@ else()
 endif()
 message(STATUS "Volkhv: LibTorch ${Torch_VERSION} at ${Torch_DIR}, CUDA "
   "${VOLKHV_TORCH_CUDA}")
-
-# Generated code lands in ${CMAKE_BINARY_DIR}/proto/*.pb.{h,cc}, included as
-# "proto/network.pb.h".
-file(GLOB VOLKHV_PROTO_FILES CONFIGURE_DEPENDS
-  ${CMAKE_SOURCE_DIR}/proto/*.proto)
-add_library(volkhv_proto STATIC ${VOLKHV_PROTO_FILES})
-protobuf_generate(TARGET volkhv_proto LANGUAGE cpp
-  IMPORT_DIRS ${CMAKE_SOURCE_DIR}
-  PROTOC_OUT_DIR ${CMAKE_BINARY_DIR})
-target_include_directories(volkhv_proto PUBLIC ${CMAKE_BINARY_DIR})
-target_link_libraries(volkhv_proto PUBLIC protobuf::libprotobuf)
-# Generated code trips some of our warnings.
-target_compile_options(volkhv_proto PRIVATE -Wno-unused-parameter)
-
-add_library(volkhv_nn_weights STATIC
-  nn/checked_file.cc
-  nn/text_proto.cc
-  nn/weights_file.cc
-)
-target_link_libraries(volkhv_nn_weights PUBLIC volkhv_nn_core volkhv_proto)
 
 add_library(volkhv_nn_torch STATIC
   nn/network.cc

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package Volkhv needs (build tools, Abseil, GoogleTest,
-# protobuf, LibTorch, Eigen, OpenBLAS, cpp-httplib; Chromium and Node.js for
-# the web board's browser test), then the test's npm packages (npm ci in
-# web/test: puppeteer-core, which downloads no browser). Idempotent; needs
-# root or sudo.
+# protobuf, LibTorch, Eigen, OpenBLAS, cpp-httplib, clang and libFuzzer;
+# Chromium and Node.js for the web board's browser test), then the test's npm
+# packages (npm ci in web/test: puppeteer-core, which downloads no browser).
+# Idempotent; needs root or sudo.
 set -euo pipefail
 
 packages=(
@@ -16,6 +16,8 @@ packages=(
   libopenblas0-pthread
   # The web board (`volkhv serve`) and its end-to-end test in a browser.
   pkg-config libcpp-httplib-dev chromium fonts-dejavu-core
+  # libFuzzer and the sanitizers of scripts/fuzz.sh.
+  clang libclang-rt-14-dev
 )
 # Node.js for the browser test; a newer one already installed is kept.
 if ! command -v npm >/dev/null 2>&1; then
