@@ -9,6 +9,7 @@
 
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
+#include "engine/protocol/json_error.h"
 #include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/search/search.h"
@@ -29,16 +30,6 @@ OrderedJson WdlArray(const float wdl[3]) {
 
 std::string Dump(const OrderedJson& json) {
   return json.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
-}
-
-// nlohmann's messages start with "[json.exception.parse_error.101] ".
-std::string JsonErrorMessage(const std::exception& e) {
-  std::string message = e.what();
-  if (message.starts_with("[json.exception.")) {
-    const size_t end = message.find("] ");
-    if (end != std::string::npos) message.erase(0, end + 2);
-  }
-  return message;
 }
 
 // The deepest nesting of arrays and objects in `text`, brackets inside

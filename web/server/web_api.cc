@@ -15,6 +15,7 @@
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
+#include "engine/protocol/json_error.h"
 #include "engine/protocol/score.h"
 #include "engine/search/search.h"
 #include "nlohmann/json.hpp"
@@ -51,16 +52,6 @@ ApiResponse Error(int status, absl::string_view message) {
 
 ApiResponse BadRequest(absl::string_view message) {
   return Error(400, message);
-}
-
-// nlohmann's messages start with "[json.exception.parse_error.101] ".
-std::string JsonErrorMessage(const std::exception& e) {
-  std::string message = e.what();
-  if (message.starts_with("[json.exception.")) {
-    const size_t end = message.find("] ");
-    if (end != std::string::npos) message.erase(0, end + 2);
-  }
-  return message;
 }
 
 std::string PlayerName(const GameInfo& info, int side) {
@@ -313,7 +304,7 @@ absl::StatusOr<Json> ParseBody(std::string_view body) {
     json = Json::parse(body);
   } catch (const Json::exception& e) {
     return absl::InvalidArgumentError(
-        Cat("invalid JSON: ", JsonErrorMessage(e)));
+        Cat("invalid JSON: ", protocol::JsonErrorMessage(e)));
   }
   if (!json.is_object()) {
     return absl::InvalidArgumentError("the request body must be a JSON object");
