@@ -17,24 +17,13 @@
 namespace volkhv {
 namespace {
 
+using ::volkhv::testing::InitNet;
 using ::volkhv::testing::RunResult;
 using ::volkhv::testing::ScopedTempDir;
 using ::volkhv::testing::Volkhv;
 
-constexpr const char* kGames[] = {"tavreli", "tavlei9", "tavlei11"};
-
-std::string SourceNets() { return std::string(VOLKHV_SOURCE_DIR) + "/nets"; }
-
 int Lines(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
-}
-
-// A generation-0 net of `game` at `path` (the small CPU net config).
-void InitNet(const std::string& game, const std::string& path) {
-  const RunResult r =
-      Volkhv("net init --game " + game + " --config " + VOLKHV_SOURCE_DIR +
-             "/configs/net-cpu.textproto --out " + path);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(BundledNetTest, VolkhvNetsAloneWhenSetElseBuildInstallAndSource) {

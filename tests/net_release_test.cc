@@ -34,10 +34,7 @@ class NetReleaseTest : public ::testing::Test {
     testing::WriteFile(run_.File("generations/gen-0002.textproto"),
                        "generation: 2 selfplay { games: 20 } "
                        "wall_seconds: 1800\n");
-    const RunResult init = Volkhv(
-        "net init --game tavlei9 --config " + std::string(VOLKHV_SOURCE_DIR) +
-        "/configs/net-cpu.textproto --out " + run_.File("gen0.net"));
-    ASSERT_EQ(init.exit_code, 0) << init.err;
+    testing::InitNet("tavlei9", run_.File("gen0.net"));
     for (int g : {1, 2}) {
       absl::StatusOr<nn::NetworkWeights> net =
           nn::ReadNetworkWeights(run_.File("gen0.net"));

@@ -74,6 +74,15 @@ inline RunResult Volkhv(const std::string& args, const std::string& env = "") {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
 }
 
+// A generation-0 net of `game` at `path`, made by `volkhv net init` with the
+// small CPU net config (needs VOLKHV_SOURCE_DIR too).
+inline void InitNet(const std::string& game, const std::string& path) {
+  const RunResult r =
+      Volkhv("net init --game " + game + " --config " + VOLKHV_SOURCE_DIR +
+             "/configs/net-cpu.textproto --out " + path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
 }  // namespace volkhv::testing
 
 #endif  // VOLKHV_TESTS_TEST_TOOLKIT_H_
