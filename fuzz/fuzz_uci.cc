@@ -20,14 +20,9 @@
 
 namespace {
 
-// The longest number a `go` parameter keeps: 15 digits is 31,000 years of
-// milliseconds. Longer ones (up to 9223372036854775807) overflow the time
-// management's int64 arithmetic (issue 22, item 13); they are cut so that
-// the harness keeps finding other defects.
-constexpr size_t kMaxGoNumberLength = 15;
-
-// The line as UciEngine tokenizes it; a `go` line is rebuilt with its
-// numbers cut to kMaxGoNumberLength and `nodes 64` appended.
+// The line as UciEngine tokenizes it; a `go` line gets `nodes 64` appended
+// so that every search ends quickly (numbers of any length stay as given:
+// huge clocks are clamped by the engine, issue 22, item 13).
 std::string Rewrite(std::string_view line) {
   const std::vector<std::string_view> tokens =
       volkhv::Split(line, " \t\r\n", true);
@@ -35,12 +30,7 @@ std::string Rewrite(std::string_view line) {
   std::string go = "go";
   for (size_t i = 1; i < tokens.size(); ++i) {
     go += ' ';
-    go += tokens[i].substr(
-        0, tokens[i].size() > kMaxGoNumberLength &&
-                   (tokens[i][0] == '-' ||
-                    (tokens[i][0] >= '0' && tokens[i][0] <= '9'))
-               ? kMaxGoNumberLength
-               : tokens[i].size());
+    go += tokens[i];
   }
   return go + " nodes 64";
 }
