@@ -28,7 +28,7 @@ constexpr char kUsage[] =
     "  selfplay   generate self-play game records\n"
     "  train      train a network on game records\n"
     "  match      play players against each other: Elo, SPRT, game files\n"
-    "  net        network files: init, describe\n"
+    "  net        network files: init, describe, bundle\n"
     "  records    game record files: show, stats\n"
     "  bench      benchmarks: movegen, search, nn\n";
 
