@@ -13,8 +13,8 @@
 #include "engine/game/strings.h"
 #include "engine/protocol/analysis_engine.h"
 #include "fuzz/fuzz_check.h"
+#include "fuzz/random_only_factory.h"
 #include "nlohmann/json.hpp"
-#include "nn/evaluator.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace volkhv;
@@ -23,14 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.threads = 1;
   options.default_max_visits = 8;
   options.max_visits_cap = 64;
-  protocol::EvaluatorFactory factory =
-      [](const std::string& net,
-         const Game&) -> absl::StatusOr<std::unique_ptr<nn::Evaluator>> {
-    if (net != "random") {
-      return absl::NotFoundError("the fuzz harness has only --net random");
-    }
-    return std::make_unique<nn::UniformEvaluator>();
-  };
+  const protocol::EvaluatorFactory factory = fuzz::RandomOnlyFactory();
   std::ostringstream out;
   {
     protocol::AnalysisEngine engine(options, factory, &out);

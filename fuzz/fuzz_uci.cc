@@ -16,7 +16,7 @@
 #include "engine/game/strings.h"
 #include "engine/protocol/uci_engine.h"
 #include "fuzz/fuzz_check.h"
-#include "nn/evaluator.h"
+#include "fuzz/random_only_factory.h"
 
 namespace {
 
@@ -47,14 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   protocol::UciEngineOptions options;
   options.progress_interval_ms = 1;
-  protocol::EvaluatorFactory factory =
-      [](const std::string& net,
-         const Game&) -> absl::StatusOr<std::unique_ptr<nn::Evaluator>> {
-    if (net != "random") {
-      return absl::NotFoundError("the fuzz harness has only --net random");
-    }
-    return std::make_unique<nn::UniformEvaluator>();
-  };
+  const protocol::EvaluatorFactory factory = fuzz::RandomOnlyFactory();
   std::ostringstream out;
   {
     protocol::UciEngine engine(options, factory, &out);
