@@ -36,8 +36,8 @@ namespace volkhv::nn {
 //   30L + 13             | ones
 //
 // Scales: a stack holds at most 32 pieces, but buried counts and heights
-// above 8 are rare (see the README), so /8 keeps the usual values in [0, 1]
-// while staying exact for the rare tall towers.
+// above 8 are rare (see docs/network.md), so /8 keeps the usual values in
+// [0, 1] while staying exact for the rare tall towers.
 class TavreliEncoder final : public Encoder {
  public:
   static constexpr int kIdentities = 15;  // per colour

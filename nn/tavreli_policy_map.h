@@ -21,7 +21,7 @@ namespace volkhv::nn {
 // Two legal moves share an index only in bucket 7, from stacks of height
 // >= 9; the search splits the prior between them and training adds their
 // visits up. A first map with 4 buckets (whole, 1, 2, 3+) shared an index in
-// 30-45 % of positions of capture-heavy random play; see the README.
+// 30-45 % of positions of capture-heavy random play; see docs/network.md.
 inline constexpr int kTavreliMoveTypes = 64;
 inline constexpr int kTavreliCountBuckets = 8;
 inline constexpr int kTavreliPolicyChannels =

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The libFuzzer harnesses of fuzz/ (README "Fuzzing").
+# The libFuzzer harnesses of fuzz/ (docs/testing.md, "Fuzzing").
 #
 #   scripts/fuzz.sh [SECONDS] [HARNESS...]
 #     Builds the harnesses with clang, ASan and UBSan into build-fuzz/ and

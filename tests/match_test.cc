@@ -53,7 +53,7 @@ std::string TempPath(const std::string& name) {
 // points. Against uniformly random moves a depth-2 search with material,
 // quiescence and mop-up (Tavreli) or escape routes (Tavlei) loses only by a
 // fluke: it won all 100 games of `volkhv match --games 100` in each game
-// (README benchmark), so three lost points leave a wide margin.
+// (docs/results.md), so three lost points leave a wide margin.
 void RandomAgainstAlphaBeta(std::string_view game_name) {
   std::unique_ptr<Game> game = MakeGameOrDie(game_name);
   MatchOptions options;

@@ -12,7 +12,7 @@
 
 namespace volkhv {
 
-// Input size limits (README, "Limits").
+// Input size limits (docs/formats.md gives each file's).
 inline constexpr int64_t kMaxTextFileBytes = int64_t{64} << 20;   // 64 MB
 inline constexpr int64_t kMaxConfigFileBytes = int64_t{1} << 20;  // 1 MB
 inline constexpr int64_t kMaxRecordFileBytes = int64_t{256} << 20;

@@ -1,8 +1,8 @@
 // The hand-written Tavlei evaluation of the alpha-beta baseline (tavlei9 and
 // tavlei11): material, the prince/king's distance to the exits/refuges and
 // the number of open routes to them, his freedom, the attackers pressing on
-// him, and mobility. Every weight is a named constant below; README
-// "Alpha-beta baseline" documents them.
+// him, and mobility. Every weight is a named constant below;
+// docs/search.md, "The alpha-beta baseline", documents them.
 #ifndef VOLKHV_ENGINE_TAVLEI_HEURISTIC_H_
 #define VOLKHV_ENGINE_TAVLEI_HEURISTIC_H_
 

@@ -1,7 +1,8 @@
 // The hand-written Tavreli evaluation of the alpha-beta baseline: material of
 // stacks counted with their buried pieces and prisoners, mobility, king
 // safety, pawn advance, loose stacks and a mop-up term. Every weight is a
-// named constant below; README "Alpha-beta baseline" documents them.
+// named constant below; docs/search.md, "The alpha-beta baseline",
+// documents them.
 #ifndef VOLKHV_ENGINE_TAVRELI_HEURISTIC_H_
 #define VOLKHV_ENGINE_TAVRELI_HEURISTIC_H_
 

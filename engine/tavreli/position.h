@@ -4,7 +4,7 @@
 // Pieces live in slots; each square holds the slot of its top piece and each
 // slot the slot beneath it, so moving the top k pieces of a stack is O(k).
 // The whole position is a few hundred bytes, so a search copies it instead of
-// unmaking moves (see kPositionBytes and the README's measurement).
+// unmaking moves (see kPositionBytes and docs/rules.md).
 #ifndef VOLKHV_ENGINE_TAVRELI_POSITION_H_
 #define VOLKHV_ENGINE_TAVRELI_POSITION_H_
 
