@@ -1,5 +1,7 @@
-// Shared helpers of the test suites: running the `volkhv` binary and
-// temporary folders that remove themselves.
+// Shared helpers of the test suites: running the `volkhv` binary, files,
+// and temporary folders that remove themselves. Fake evaluators are in
+// tests/fake_evaluator.h, games, positions and encoders in
+// tests/game_fixtures.h.
 #ifndef VOLKHV_TESTS_TEST_TOOLKIT_H_
 #define VOLKHV_TESTS_TEST_TOOLKIT_H_
 
@@ -17,6 +19,16 @@
 
 namespace volkhv::testing {
 
+// Passes when `needle` occurs in `haystack`; the failure shows both.
+inline ::testing::AssertionResult Contains(const std::string& haystack,
+                                           const std::string& needle) {
+  if (haystack.find(needle) != std::string::npos) {
+    return ::testing::AssertionSuccess();
+  }
+  return ::testing::AssertionFailure()
+         << "'" << needle << "' not in: " << haystack;
+}
+
 inline std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -27,11 +39,12 @@ inline void WriteFile(const std::string& path, const std::string& content) {
 }
 
 // A fresh folder under the test temporary directory, removed with its
-// contents when the object goes. Unique per process and object (ctest runs
+// contents when the object goes, by the process that made it (a forked child
+// that exits leaves it alone). Unique per process and object (ctest runs
 // test cases in parallel processes).
 class ScopedTempDir {
  public:
-  ScopedTempDir() {
+  ScopedTempDir() : owner_(getpid()) {
     static std::atomic<int> counter{0};
     std::string base = ::testing::TempDir();
     while (base.size() > 1 && base.back() == '/') base.pop_back();
@@ -41,6 +54,7 @@ class ScopedTempDir {
     std::filesystem::create_directories(path_);
   }
   ~ScopedTempDir() {
+    if (getpid() != owner_) return;
     std::error_code ignored;
     std::filesystem::remove_all(path_, ignored);
   }
@@ -51,8 +65,28 @@ class ScopedTempDir {
   std::string File(const std::string& name) const { return path_ + "/" + name; }
 
  private:
+  pid_t owner_;
   std::string path_;
 };
+
+// The test process's own temporary folder, removed when the process ends
+// normally: for helpers that hand out paths without owning them.
+inline const ScopedTempDir& ProcessTempDir() {
+  static const ScopedTempDir dir;
+  return dir;
+}
+
+// A path under ProcessTempDir(); `name` must be unique within the process.
+inline std::string TempPath(const std::string& name) {
+  return ProcessTempDir().File(name);
+}
+
+// TempPath(name), with anything already there removed.
+inline std::string FreshPath(const std::string& name) {
+  const std::string path = TempPath(name);
+  std::filesystem::remove_all(path);
+  return path;
+}
 
 struct RunResult {
   int exit_code;
@@ -60,18 +94,36 @@ struct RunResult {
   std::string err;  // stderr
 };
 
-// Runs `<env> volkhv <args>` through the shell with stdin from /dev/null;
-// `args` and `env` (e.g. "VOLKHV_NETS=/tmp/x", "env -u VOLKHV_NETS") must be
-// shell-quoted. Needs VOLKHV_BINARY (tests/CMakeLists.txt defines it).
-inline RunResult Volkhv(const std::string& args, const std::string& env = "") {
+// Runs `<env> volkhv <args>` through the shell with stdin from `stdin_path`
+// (see Volkhv).
+inline RunResult VolkhvReading(const std::string& stdin_path,
+                               const std::string& args,
+                               const std::string& env) {
   ScopedTempDir dir;
   const std::string out = dir.File("out.txt");
   const std::string err = dir.File("err.txt");
   const std::string command = env + (env.empty() ? "" : " ") +
                               std::string(VOLKHV_BINARY) + " " + args + " >" +
-                              out + " 2>" + err + " </dev/null";
+                              out + " 2>" + err + " <" + stdin_path;
   const int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
+}
+
+// Runs `<env> volkhv <args>` through the shell with stdin from /dev/null;
+// `args` and `env` (shell words before the command, e.g.
+// "VOLKHV_NETS=/tmp/x", "env -u VOLKHV_NETS", "ulimit -v 1000000;") must be
+// shell-quoted. Needs VOLKHV_BINARY (tests/CMakeLists.txt defines it).
+inline RunResult Volkhv(const std::string& args, const std::string& env = "") {
+  return VolkhvReading("/dev/null", args, env);
+}
+
+// Volkhv(args) with `input` on stdin.
+inline RunResult VolkhvWithInput(const std::string& args,
+                                 const std::string& input) {
+  ScopedTempDir dir;
+  const std::string in = dir.File("in.txt");
+  WriteFile(in, input);
+  return VolkhvReading(in, args, "");
 }
 
 // A generation-0 net of `game` at `path`, made by `volkhv net init` with the
