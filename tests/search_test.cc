@@ -22,9 +22,15 @@
 #include "engine/search/tree.h"
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
+#include "tests/fake_evaluator.h"
 
 namespace volkhv::search {
 namespace {
+
+using ::volkhv::testing::FakeEvaluator;
+using ::volkhv::testing::FavourMoves;
+using ::volkhv::testing::ShyOfSquare;
+using ::volkhv::testing::ValueBySide;
 
 std::unique_ptr<GameState> State(std::string_view game_name,
                                  std::string_view text = "") {
@@ -55,42 +61,6 @@ SearchLimits Visits(uint64_t visits) {
   limits.visits = visits;
   return limits;
 }
-
-// Counts calls and batch sizes; checks every request is a live position.
-// Thread-safe, like every Evaluator.
-class CountingEvaluator final : public nn::Evaluator {
- public:
-  void Evaluate(std::span<const nn::EvalRequest> requests,
-                std::span<nn::Evaluation> results) override {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      batch_sizes_.push_back(static_cast<int>(requests.size()));
-      for (const nn::EvalRequest& r : requests) {
-        MoveList moves;
-        r.state->LegalMoves(&moves);
-        if (r.state->Result().IsOver() ||
-            moves.size() != r.legal_moves->size()) {
-          ++bad_requests_;
-        }
-      }
-    }
-    uniform_.Evaluate(requests, results);
-  }
-  std::vector<int> batch_sizes() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return batch_sizes_;
-  }
-  int bad_requests() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return bad_requests_;
-  }
-
- private:
-  std::mutex mu_;
-  std::vector<int> batch_sizes_;
-  int bad_requests_ = 0;
-  nn::UniformEvaluator uniform_;
-};
 
 // Checks the tree's bookkeeping everywhere (no recursion): no visit left in
 // flight, and each expanded unproven node's children hold n - 1 visits.
@@ -281,48 +251,18 @@ TEST(SearchTest, DrawScoreSteersTowardsOrAwayFromADraw) {
   EXPECT_NE(avoided_contempt, c6);
 }
 
-// White is better everywhere (W-L = +0.35 for white); the two stalemating
-// knight moves of kStalemateAvailable get 30 % of the policy each, the other
-// moves share the rest.
-class WhiteBetterEvaluator final : public nn::Evaluator {
- public:
-  void Evaluate(std::span<const nn::EvalRequest> requests,
-                std::span<nn::Evaluation> results) override {
-    uniform_.Evaluate(requests, results);
-    for (size_t i = 0; i < requests.size(); ++i) {
-      const GameState& state = *requests[i].state;
-      const MoveList& moves = *requests[i].legal_moves;
-      std::vector<bool> favoured(moves.size());
-      int num_favoured = 0;
-      for (int m = 0; m < moves.size(); ++m) {
-        const std::string text = state.MoveText(moves[m]);
-        favoured[m] = text == "e5-d7" || text == "e5-c6";
-        num_favoured += favoured[m];
-      }
-      if (num_favoured == 2 && moves.size() > 2) {
-        for (int m = 0; m < moves.size(); ++m) {
-          results[i].priors[m] =
-              favoured[m] ? 0.15f : 0.7f / (moves.size() - 2);
-        }
-      }
-      const bool white = state.SideToMove() == 0;
-      results[i].wdl[0] = white ? 0.5f : 0.15f;
-      results[i].wdl[1] = 0.35f;
-      results[i].wdl[2] = white ? 0.15f : 0.5f;
-    }
-  }
-
- private:
-  nn::UniformEvaluator uniform_;
-};
-
 TEST(SearchTest, ASmallSearchWithALargeMinibatchDoesNotDriftIntoADraw) {
   // With 32 leaves gathered at once from a 100-visit tree, virtual loss on
   // the pending winning moves used to hand most visits to the stalemate.
   auto state = State("tavreli", kStalemateAvailable);
   SearchParams params;
   params.minibatch_size = 32;
-  WhiteBetterEvaluator evaluator;
+  // White is better everywhere (W-L = +0.35 for white); the two stalemating
+  // knight moves of kStalemateAvailable get 15 % of the policy each, the
+  // other moves share the rest.
+  FakeEvaluator evaluator(
+      FavourMoves({"e5-d7", "e5-c6"}, 0.15f),
+      ValueBySide({0.5f, 0.35f, 0.15f}, {0.15f, 0.35f, 0.5f}));
   Search search(params, &evaluator, 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
@@ -430,34 +370,6 @@ TEST(SearchTest, PrinceEscapesAndIsCapturedInOneInTavlei) {
   }
 }
 
-// Uniform priors except that moves from one square get almost none, as a
-// network that has not learnt what the prince can do. Thread-safe.
-class ShySquareEvaluator final : public nn::Evaluator {
- public:
-  explicit ShySquareEvaluator(int square) : square_(square) {}
-  void Evaluate(std::span<const nn::EvalRequest> requests,
-                std::span<nn::Evaluation> results) override {
-    calls_.fetch_add(1);
-    for (size_t i = 0; i < requests.size(); ++i) {
-      const MoveList& moves = *requests[i].legal_moves;
-      std::vector<float>& priors = results[i].priors;
-      priors.assign(moves.size(), 1.0f);
-      for (int k = 0; k < moves.size(); ++k) {
-        if (moves[k].from == square_) priors[k] = 1e-4f;
-      }
-      float sum = 0;
-      for (float p : priors) sum += p;
-      for (float& p : priors) p /= sum;
-      results[i].wdl[0] = results[i].wdl[1] = results[i].wdl[2] = 1.0f / 3;
-    }
-  }
-  int calls() const { return calls_.load(); }
-
- private:
-  int square_;
-  std::atomic<int> calls_{0};
-};
-
 // From a self-play match: the prince on i4 has two open lines to exits (i1,
 // i9), which a net that gives prince moves no prior never searched.
 constexpr char kPrinceOnAnOpenFile[] =
@@ -468,7 +380,7 @@ TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
   const int prince = ParseMove(*state, "i4-i1").from;
   for (const bool immediate_wins : {true, false}) {
     SCOPED_TRACE(immediate_wins);
-    ShySquareEvaluator evaluator(prince);
+    FakeEvaluator evaluator(ShyOfSquare(prince));
     SearchParams params;
     params.immediate_wins = immediate_wins;
     Search search(params, &evaluator, 3);
@@ -542,7 +454,7 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
   const Move block = ParseMove(*state, "d4-a4");
   for (const bool avoid : {true, false}) {
     SCOPED_TRACE(avoid);
-    ShySquareEvaluator evaluator(block.from);
+    FakeEvaluator evaluator(ShyOfSquare(block.from));
     SearchParams params;
     params.avoid_immediate_losses = avoid;
     // Off: after d4-a4 the prince still wins in five (a5-c5, heading for
@@ -585,7 +497,7 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
   const Move threat = ParseMove(*state, "a5-a7");
   for (const bool threats : {true, false}) {
     SCOPED_TRACE(threats);
-    ShySquareEvaluator evaluator(threat.from);
+    FakeEvaluator evaluator(ShyOfSquare(threat.from));
     SearchParams params;
     params.unstoppable_threats = threats;
     // Off with it: the attackers' replies would find the threats below.
@@ -619,7 +531,7 @@ TEST(SearchTest, AWinInFiveIsProvenWithoutEvaluation) {
   auto state = State("tavlei9", "9/9/t8/9/K7t/t8/9/9/4t4 d 0");
   for (const bool five : {true, false}) {
     SCOPED_TRACE(five);
-    ShySquareEvaluator evaluator(state->ParseMove("a5-a6")->from);
+    FakeEvaluator evaluator(ShyOfSquare(state->ParseMove("a5-a6")->from));
     SearchParams params;
     params.wins_in_five = five;
     // Off with it: the attackers' replies would find the threats below.
@@ -657,7 +569,7 @@ TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
   };
   for (const bool avoid : {true, false}) {
     SCOPED_TRACE(avoid);
-    ShySquareEvaluator evaluator(saves[0].from);
+    FakeEvaluator evaluator(ShyOfSquare(saves[0].from));
     SearchParams params;
     params.avoid_unstoppable_threats = avoid;
     Search search(params, &evaluator, 3);
@@ -741,7 +653,7 @@ TEST(SearchTest, VisitCountsAddUpExactly) {
   for (std::string_view game : {"tavreli", "tavlei9"}) {
     SCOPED_TRACE(game);
     auto state = State(game);
-    CountingEvaluator evaluator;
+    FakeEvaluator evaluator;
     SearchParams params;
     params.minibatch_size = 8;
     Search search(params, &evaluator, 3);
@@ -978,7 +890,7 @@ TEST(SearchTest, MemoryCapStopsTheTreeAndStillAnswers) {
 
 TEST(SearchTest, GathersLeavesIntoBatches) {
   auto state = State("tavreli");
-  CountingEvaluator evaluator;
+  FakeEvaluator evaluator;
   SearchParams params;
   params.minibatch_size = 16;
   Search search(params, &evaluator, 1);
@@ -1002,7 +914,7 @@ TEST(SearchTest, GathersLeavesIntoBatches) {
   EXPECT_EQ(evaluator.bad_requests(), 0);
   ExpectConsistentTree(search.root());
   // Without batching each call holds one position.
-  CountingEvaluator single;
+  FakeEvaluator single;
   params.minibatch_size = 1;
   Search one(params, &single, 1);
   ASSERT_TRUE(one.SetPosition(*state).ok());
@@ -1011,7 +923,7 @@ TEST(SearchTest, GathersLeavesIntoBatches) {
 }
 
 TEST(SearchTest, SearchesShareOneEvaluatorAcrossThreads) {
-  CountingEvaluator evaluator;
+  FakeEvaluator evaluator;
   std::vector<SearchResult> results(4);
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

@@ -34,6 +34,8 @@
 #include "nn/weights_file.h"
 #include "selfplay/record_io.h"
 #include "selfplay/selfplay_config.h"
+#include "tests/fake_evaluator.h"
+#include "tests/test_toolkit.h"
 
 namespace volkhv::selfplay {
 namespace {
@@ -41,6 +43,11 @@ namespace {
 using search::Search;
 using search::SearchLimits;
 using search::SearchParams;
+using ::volkhv::testing::FakeEvaluator;
+using ::volkhv::testing::FirstMovePrior;
+using ::volkhv::testing::FreshPath;
+using ::volkhv::testing::LostFor;
+using ::volkhv::testing::ValueFromHash;
 
 std::unique_ptr<Game> GameNamed(std::string_view name) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
@@ -57,61 +64,6 @@ std::unique_ptr<GameState> StateOf(std::string_view game_name,
   EXPECT_TRUE(state.ok()) << text << ": " << state.status();
   return *std::move(state);
 }
-
-// A fresh directory under the test temp dir.
-std::string FreshDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/selfplay_test_" +
-                          std::to_string(getpid()) + "_" + name;
-  std::filesystem::remove_all(dir);
-  return dir;
-}
-
-// Priors: `first_prior` on the first legal move, the rest shared equally;
-// value: a fixed pseudo-random W - L in [-0.8, 0.8] per position (from its
-// hash), no draws, so that some moves look much better than others.
-// Thread-safe.
-class SkewedEvaluator final : public nn::Evaluator {
- public:
-  explicit SkewedEvaluator(float first_prior) : first_prior_(first_prior) {}
-  void Evaluate(std::span<const nn::EvalRequest> requests,
-                std::span<nn::Evaluation> results) override {
-    for (size_t i = 0; i < requests.size(); ++i) {
-      const int n = requests[i].legal_moves->size();
-      std::vector<float>& p = results[i].priors;
-      p.assign(n, n > 1 ? (1 - first_prior_) / (n - 1) : 1.0f);
-      if (n > 1) p[0] = first_prior_;
-      const uint64_t h = requests[i].state->Hash() * 0x9E3779B97F4A7C15ull;
-      const float wl = 0.8f * (static_cast<float>(h >> 40) / (1 << 24) * 2 - 1);
-      results[i].wdl[0] = (1 + wl) / 2;
-      results[i].wdl[1] = 0;
-      results[i].wdl[2] = (1 - wl) / 2;
-    }
-  }
-
- private:
-  const float first_prior_;
-};
-
-// Uniform priors; every position is lost for `losing_side` (0 or 1) and won
-// for the other: a hopeless value for one side. Thread-safe.
-class HopelessSideEvaluator final : public nn::Evaluator {
- public:
-  explicit HopelessSideEvaluator(int losing_side) : losing_(losing_side) {}
-  void Evaluate(std::span<const nn::EvalRequest> requests,
-                std::span<nn::Evaluation> results) override {
-    for (size_t i = 0; i < requests.size(); ++i) {
-      const int n = requests[i].legal_moves->size();
-      results[i].priors.assign(n, 1.0f / n);
-      const bool lost = (requests[i].state->SideToMove() & 1) == losing_;
-      results[i].wdl[0] = lost ? 0 : 1;
-      results[i].wdl[1] = 0;
-      results[i].wdl[2] = lost ? 1 : 0;
-    }
-  }
-
- private:
-  const int losing_;
-};
 
 // PUCT's exploration factor at the root, as the search computes it.
 double RootPuctMultiplier(const SearchParams& p, uint32_t root_visits,
@@ -164,7 +116,7 @@ std::vector<RootChild> SearchedRoot(Search& search) {
 
 TEST(ForcedPlayoutsTest, VisitedRootChildrenGetSqrtKPriorTotalVisits) {
   auto state = StateOf("tavreli");
-  SkewedEvaluator evaluator(0.6f);
+  FakeEvaluator evaluator(FirstMovePrior(0.6f), ValueFromHash(0.8f));
   constexpr uint32_t kVisits = 3000;
   constexpr double kK = 2;
   auto run = [&](double k) {
@@ -213,7 +165,7 @@ TEST(PolicyTargetPruningTest, KeepsTheBestMoveAndNeverIncreasesACount) {
   for (std::string_view game : {"tavreli", "tavlei9"}) {
     SCOPED_TRACE(game);
     auto state = StateOf(game);
-    SkewedEvaluator evaluator(0.5f);
+    FakeEvaluator evaluator(FirstMovePrior(0.5f), ValueFromHash(0.8f));
     SearchParams params;
     params.forced_playouts_k = 2;
     params.root_noise = true;
@@ -566,7 +518,8 @@ TEST(SelfplayRunTest, RandomEvaluatorGamesReplayAndAddUp) {
       proto::SelfplayConfig config = SmallConfig();
       config.set_policy_target_pruning(pruning);
       RunAndCheck(config, game, &evaluator,
-                  FreshDir(Cat("random_", game, pruning ? "_pruned" : "")), -1);
+                  FreshPath(Cat("random_", game, pruning ? "_pruned" : "")),
+                  -1);
     }
   }
 }
@@ -616,7 +569,7 @@ TEST(SelfplayRunTest, TinyNetGamesReplayAndAddUp) {
     config.set_cheap_visits(8);
     config.set_max_plies(60);
     config.set_games_per_file(3);
-    RunAndCheck(config, game, evaluator.get(), FreshDir(Cat("net_", game)), 0);
+    RunAndCheck(config, game, evaluator.get(), FreshPath(Cat("net_", game)), 0);
     const nn::BatchStats batch = evaluator->Stats();
     EXPECT_GT(batch.batches, 0);
   }
@@ -629,7 +582,7 @@ TEST(SelfplayRunTest, NetworkStatsComeFromTheBatchingEvaluator) {
   config.set_games(2);
   config.set_max_plies(20);
   SelfplayOutput output;
-  output.directory = FreshDir("net_stats");
+  output.directory = FreshPath("net_stats");
   absl::StatusOr<SelfplayStats> stats = RunSelfplay(
       config, *GameNamed("tavlei9"), evaluator.get(), output, {}, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
@@ -642,7 +595,7 @@ TEST(SelfplayRunTest, NetworkStatsComeFromTheBatchingEvaluator) {
   EXPECT_GT(stats->NetworkShare(), 0);
   EXPECT_LE(stats->NetworkShare(), 1.0);
   nn::UniformEvaluator uniform;
-  output.directory = FreshDir("random_stats");
+  output.directory = FreshPath("random_stats");
   stats =
       RunSelfplay(config, *GameNamed("tavlei9"), &uniform, output, {}, nullptr);
   ASSERT_TRUE(stats.ok()) << stats.status();
@@ -666,7 +619,7 @@ constexpr char kLoneKing[] = "8/8/8/4k3/8/8/8/R3K3 b - - 0 1";
 
 TEST(SelfplayGameTest, AHopelessSideResigns) {
   auto start = StateOf("tavreli", kLoneKing);
-  HopelessSideEvaluator evaluator(/*losing_side=*/1);
+  FakeEvaluator evaluator(nullptr, LostFor(/*losing_side=*/1));
   proto::SelfplayConfig config;
   config.set_visits(32);
   config.set_cheap_visits(8);
@@ -688,7 +641,7 @@ TEST(SelfplayGameTest, AHopelessSideResigns) {
 
   // When White's value is the hopeless one, White resigns (at its second
   // move, ply 3) and Black wins.
-  HopelessSideEvaluator other(/*losing_side=*/0);
+  FakeEvaluator other(nullptr, LostFor(/*losing_side=*/0));
   const proto::GameRecord white =
       PlayOrDie(config, *start, &other, 1, &summary);
   EXPECT_EQ(white.termination(), proto::GameRecord::RESIGNATION);
@@ -706,7 +659,7 @@ TEST(SelfplayGameTest, AHopelessSideResigns) {
 
 TEST(SelfplayGameTest, PlaythroughGamesContinueAndRecordTheResignPly) {
   auto start = StateOf("tavreli", kLoneKing);
-  HopelessSideEvaluator evaluator(/*losing_side=*/1);
+  FakeEvaluator evaluator(nullptr, LostFor(/*losing_side=*/1));
   proto::SelfplayConfig config;
   config.set_visits(32);
   config.set_cheap_visits(8);
@@ -788,7 +741,7 @@ TEST(SelfplayRunTest, StopWritesTheFinishedGames) {
   config.set_games_per_file(config.games());
   std::atomic<bool> stop{false};
   SelfplayOutput output;
-  output.directory = FreshDir("stop");
+  output.directory = FreshPath("stop");
   absl::StatusOr<SelfplayStats> stats = RunSelfplay(
       config, *GameNamed("tavlei9"), &evaluator, output,
       [&](const SelfplayStats& s) {
@@ -814,7 +767,7 @@ TEST(SelfplayRunTest, StopWritesTheFinishedGames) {
 
 TEST(SelfplayRunTest, WritersSharingADirectoryDoNotCollide) {
   EXPECT_NE(DefaultWriterId(), DefaultWriterId());
-  const std::string dir = FreshDir("shared");
+  const std::string dir = FreshPath("shared");
   proto::SelfplayConfig config = SmallConfig();
   config.set_games(3);
   config.set_games_per_file(1);
@@ -873,13 +826,13 @@ TEST(SelfplayRunTest, BadConfigOrDirectoryIsAnError) {
   proto::SelfplayConfig config = SmallConfig();
   config.set_visits(0);
   SelfplayOutput output;
-  output.directory = FreshDir("bad");
+  output.directory = FreshPath("bad");
   absl::StatusOr<SelfplayStats> stats = RunSelfplay(
       config, *GameNamed("tavlei9"), &evaluator, output, {}, nullptr);
   ASSERT_FALSE(stats.ok());
   EXPECT_NE(stats.status().message().find("visits"), std::string::npos);
   // A path under a regular file cannot be a directory.
-  const std::string file = FreshDir("plain_file");
+  const std::string file = FreshPath("plain_file");
   std::ofstream(file) << "x";
   output.directory = file + "/sub";
   stats = RunSelfplay(SmallConfig(), *GameNamed("tavlei9"), &evaluator, output,
@@ -904,7 +857,7 @@ int RunBinary(const std::string& args, std::string* output) {
 }
 
 TEST(SelfplayCommandTest, WritesRecordsAndRejectsBadConfigs) {
-  const std::string dir = FreshDir("cli");
+  const std::string dir = FreshPath("cli");
   std::string out;
   ASSERT_EQ(RunBinary(Cat("selfplay --game tavlei9 --net random --games 3 "
                           "--parallel 2 --visits 16 --seed 3 --generation 4 "

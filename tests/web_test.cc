@@ -22,6 +22,8 @@
 #include "httplib.h"
 #include "nlohmann/json.hpp"
 #include "nn/evaluator.h"
+#include "tests/fake_evaluator.h"
+#include "tests/test_toolkit.h"
 #include "web/server/web_api.h"
 #include "web/server/web_assets.h"
 #include "web/server/web_server.h"
@@ -30,59 +32,20 @@ namespace volkhv::web {
 namespace {
 
 using Json = nlohmann::json;
+using ::volkhv::testing::EvaluationGate;
+using ::volkhv::testing::FakeEvaluator;
+using ::volkhv::testing::RunResult;
+using ::volkhv::testing::Volkhv;
 
 // A stack of five mixed pieces on d4, bottom to top: white rook, black
 // soldier (queen's symbol), black bishop, white soldier (Helgi's symbol),
 // white promoted soldier showing a knight; kings on e1 and e8.
 constexpr char kTallStack[] = "4k3/8/8/8/3(RpqbPH+N)4/8/8/4K3 w - - 0 1";
 
-// The uniform evaluator, except that while Hold() is in force every
-// evaluation waits: searches started then are certainly still running.
-class GatedEvaluator final : public nn::Evaluator {
- public:
-  // Waits (up to a minute) until `n` evaluations are held.
-  static bool WaitForHeld(int n) {
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (waiting_ >= n) return true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return false;
-  }
-  static void Hold(bool hold) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      held_ = hold;
-    }
-    cv_.notify_all();
-  }
-  void Evaluate(std::span<const nn::EvalRequest> requests,
-                std::span<nn::Evaluation> results) override {
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      ++waiting_;
-      cv_.wait(lock, [] { return !held_; });
-      --waiting_;
-    }
-    uniform_.Evaluate(requests, results);
-  }
-
- private:
-  static std::mutex mu_;
-  static std::condition_variable cv_;
-  static bool held_;
-  static int waiting_;
-  nn::UniformEvaluator uniform_;
-};
-
-std::mutex GatedEvaluator::mu_;
-std::condition_variable GatedEvaluator::cv_;
-bool GatedEvaluator::held_ = false;
-int GatedEvaluator::waiting_ = 0;
+// While evaluation_gate.Hold(true) is in force every evaluation of the
+// server's evaluators waits: searches started then are certainly still
+// running.
+EvaluationGate evaluation_gate;
 
 class WebApiTest : public ::testing::Test {
  protected:
@@ -94,7 +57,7 @@ class WebApiTest : public ::testing::Test {
     limits.max_searches = 2;
     api_ = new WebApi(limits, [](const Game&) {
       return absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
-          std::make_unique<GatedEvaluator>());
+          std::make_unique<FakeEvaluator>(nullptr, nullptr, &evaluation_gate));
     });
     server_ = new WebServer(api_);
     absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
@@ -376,7 +339,7 @@ TEST_F(WebApiTest, AnalysisWithASmallVisitCount) {
 TEST_F(WebApiTest, LiveAnalysisStopsOnRequestAndSearchesAreLimited) {
   // Evaluations wait, so both analyses are still running when the third
   // asks for a search slot.
-  GatedEvaluator::Hold(true);
+  evaluation_gate.Hold(true);
   const Answer a = Post("/api/analysis", {{"maxVisits", 5000}});
   const Answer b = Post("/api/analysis", {{"maxVisits", 5000}});
   ASSERT_EQ(a.status, 200) << a.body;
@@ -393,8 +356,8 @@ TEST_F(WebApiTest, LiveAnalysisStopsOnRequestAndSearchesAreLimited) {
   EXPECT_TRUE(running.json["running"].get<bool>());
   // Both searches have reached their first evaluation: stopped after it,
   // they report the root's moves.
-  ASSERT_TRUE(GatedEvaluator::WaitForHeld(2));
-  GatedEvaluator::Hold(false);
+  ASSERT_TRUE(evaluation_gate.WaitForHeld(2));
+  evaluation_gate.Hold(false);
   for (const Answer* job : {&a, &b}) {
     const Answer stopped =
         Send("POST", "/api/analysis/" +
@@ -601,14 +564,9 @@ TEST(WebApiFuzzTest, MangledRequestsGetJsonErrors) {
 
 // `volkhv serve` refuses a bad net or port at once, naming it.
 TEST(ServeCommandTest, BadNetOrPortStopsAtOnce) {
-  const std::string err = ::testing::TempDir() + "/serve_err.txt";
-  const auto run = [&](const std::string& args) {
-    const int status = std::system(
-        (std::string(VOLKHV_BINARY) + " serve " + args + " 2>" + err).c_str());
-    std::ifstream in(err);
-    std::string text((std::istreambuf_iterator<char>(in)),
-                     std::istreambuf_iterator<char>());
-    return std::make_pair(WEXITSTATUS(status), text);
+  const auto run = [](const std::string& args) {
+    const RunResult r = Volkhv("serve " + args);
+    return std::make_pair(r.exit_code, r.err);
   };
   const auto [net_code, net_text] =
       run("--port 0 --net /nonexistent/volkhv.net");
