@@ -10,32 +10,19 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "nn/weights_file.h"
+#include "tests/game_fixtures.h"
+#include "tests/test_toolkit.h"
 
 namespace {
 
-struct RunResult {
-  int exit_code;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Runs `volkhv <args>` through the shell; args must be shell-quoted.
-RunResult Volkhv(const std::string& args) {
-  // ctest runs test cases in parallel processes: keep their files apart.
-  const std::string stem =
-      ::testing::TempDir() + "/volkhv_cli_" + std::to_string(getpid());
-  const std::string out = stem + "_out.txt";
-  const std::string err = stem + "_err.txt";
-  const std::string command = std::string(VOLKHV_BINARY) + " " + args + " >" +
-                              out + " 2>" + err + " </dev/null";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-}
+using ::volkhv::testing::Contains;
+using ::volkhv::testing::EncoderFor;
+using ::volkhv::testing::FreshPath;
+using ::volkhv::testing::RunResult;
+using ::volkhv::testing::TempPath;
+using ::volkhv::testing::Volkhv;
+using ::volkhv::testing::WriteFile;
 
 std::string LastLine(const std::string& text) {
   std::string trimmed = text;
@@ -48,9 +35,8 @@ int LineCount(const std::string& text) {
 }
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path =
-      ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path, std::ios::binary) << content;
+  const std::string path = TempPath(name);
+  WriteFile(path, content);
   return path;
 }
 
@@ -178,9 +164,7 @@ TEST(CliTest, BenchAndDemoRun) {
 }
 
 TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
-  const std::string dir =
-      ::testing::TempDir() + "/cli_records_" + std::to_string(getpid());
-  std::filesystem::remove_all(dir);
+  const std::string dir = FreshPath("cli_records");
   const RunResult play = Volkhv("selfplay --game tavlei9 --net random --out " +
                                 dir + " --games 2 --parallel 2 --visits 8");
   ASSERT_EQ(play.exit_code, 0) << play.err;
@@ -340,6 +324,82 @@ TEST(CliTest, NetInitRefusesANetTooLargeForItsFile) {
         << r.err;
     EXPECT_FALSE(std::filesystem::exists(out));
   }
+}
+
+// `volkhv net init` and `net describe`.
+
+TEST(NetCommandsTest, InitThenDescribe) {
+  ASSERT_TRUE(std::filesystem::exists(VOLKHV_BINARY))
+      << "build the volkhv target first";
+  const std::string config = TempPath("tiny.textproto");
+  WriteFile(config,
+            "architecture { blocks: 2 filters: 16 se_ratio: 4 "
+            "value_head_filters: 4 value_hidden: 16 }\nseed: 3\n");
+  const std::string net = TempPath("tiny.net");
+  RunResult r = Volkhv("net init --game tavreli --config " + config +
+                       " --out " + net + " --seed 7");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "2 blocks x 16 filters"));
+  absl::StatusOr<volkhv::nn::NetworkWeights> w =
+      volkhv::nn::ReadNetworkWeights(net);
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(w->header.provenance().seed(), 7u);
+  EXPECT_EQ(w->header.provenance().generation(), 0);
+  EXPECT_EQ(w->architecture().policy_head_filters(), 16);
+  const absl::Status fits =
+      volkhv::nn::CheckNetworkFits(*w, "tavreli", *EncoderFor("tavreli"));
+  EXPECT_TRUE(fits.ok()) << fits;
+
+  r = Volkhv("net describe " + net);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* expected :
+       {"game:         tavreli", "2 blocks x 16 filters, SE ratio 4",
+        "parameters:", "FLOPs:", "generation 0", "seed 7",
+        "this build:   compatible", "input.conv.weight", "blocks.0.se.fc2",
+        "value.fc2.bias"}) {
+    EXPECT_TRUE(Contains(r.out, expected));
+  }
+  EXPECT_TRUE(Contains(
+      r.out, std::to_string(volkhv::nn::ParameterCount(w->architecture()))));
+
+  r = Volkhv("net init --game tavlei9 --config " + config + " --out " + net);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = Volkhv("net describe " + net);
+  EXPECT_TRUE(Contains(r.out, "9x9"));
+  std::filesystem::remove(net);
+  std::filesystem::remove(config);
+}
+
+TEST(NetCommandsTest, ErrorsAreOneLine) {
+  ASSERT_TRUE(std::filesystem::exists(VOLKHV_BINARY));
+  const std::string garbage = TempPath("garbage.net");
+  WriteFile(garbage, "this is not a network");
+  const std::string bad_config = TempPath("bad.textproto");
+  WriteFile(bad_config, "architecture { filterz: 3 }\n");
+  struct Case {
+    std::string args;
+    int exit_code;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"net describe " + garbage, 1, "not a network file"},
+      {"net describe " + TempPath("absent.net"), 1, "cannot open"},
+      {"net init --config " + bad_config + " --out " + TempPath("x.net"), 1,
+       "filterz"},
+      {"net init --game chess --config " + bad_config + " --out x", 2, "chess"},
+      {"net init --game tavreli", 2, "--config"},
+      {"net frobnicate", 2, "unknown subcommand"},
+  };
+  for (const Case& c : cases) {
+    const RunResult r = Volkhv(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1)
+        << c.args << ": " << r.err;
+    EXPECT_TRUE(Contains(r.err, c.message)) << c.args;
+  }
+  EXPECT_FALSE(std::filesystem::exists(TempPath("x.net")));
+  std::filesystem::remove(garbage);
+  std::filesystem::remove(bad_config);
 }
 
 }  // namespace

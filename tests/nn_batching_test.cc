@@ -9,9 +9,13 @@
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
 #include "nn/batching_evaluator.h"
+#include "tests/game_fixtures.h"
 
 namespace volkhv::nn {
 namespace {
+
+using ::volkhv::testing::NewGame;
+using ::volkhv::testing::RandomPositions;
 
 constexpr int kPolicySize = 4096;
 
@@ -68,23 +72,10 @@ class FakeBackend final : public Backend {
 };
 
 // Positions from random Tavreli games (towers, so shared indices occur).
-std::vector<std::unique_ptr<GameState>> RandomPositions(int count,
-                                                        uint64_t seed) {
-  auto game = MakeGame("tavreli");
-  std::mt19937_64 rng(seed);
-  std::vector<std::unique_ptr<GameState>> states;
-  std::unique_ptr<GameState> state = (*game)->NewInitialState();
-  MoveList moves;
-  while (static_cast<int>(states.size()) < count) {
-    state->LegalMoves(&moves);
-    if (state->Result().IsOver() || state->PliesPlayed() > 120) {
-      state = (*game)->NewInitialState();
-      continue;
-    }
-    state->Play(moves[static_cast<int>(rng() % moves.size())]);
-    if (!state->Result().IsOver()) states.push_back(state->Clone());
-  }
-  return states;
+std::vector<std::unique_ptr<GameState>> TavreliPositions(int count,
+                                                         uint64_t seed) {
+  return RandomPositions(*NewGame("tavreli"), count, seed, /*keep_one_in=*/1,
+                         /*max_plies=*/120);
 }
 
 Evaluation Direct(const GameState& state, const MoveList& moves) {
@@ -114,7 +105,7 @@ TEST(LegalPriorsTest, SumsToOneAndSplitsSharedIndices) {
 }
 
 TEST(BatchingEvaluatorTest, ConcurrentCallersGetOneAtATimeResults) {
-  const auto states = RandomPositions(400, 7);
+  const auto states = TavreliPositions(400, 7);
   std::vector<MoveList> moves(states.size());
   for (size_t i = 0; i < states.size(); ++i) states[i]->LegalMoves(&moves[i]);
   std::vector<int> batch_sizes;
@@ -160,9 +151,10 @@ TEST(BatchingEvaluatorTest, ConcurrentCallersGetOneAtATimeResults) {
 TEST(BatchingEvaluatorTest, SixtyFourProducersFillBatches) {
   // A full second's wait: even on a loaded machine every producer is back
   // before a partial batch leaves.
-  const auto states = RandomPositions(64, 11);
+  const auto states = TavreliPositions(64, 11);
   BatchingEvaluator evaluator(std::make_unique<FakeBackend>(3000, nullptr),
-                              std::make_unique<HashEncoder>(), {64, 1000000, 0});
+                              std::make_unique<HashEncoder>(),
+                              {64, 1000000, 0});
   std::vector<std::thread> threads;
   for (int t = 0; t < 64; ++t) {
     threads.emplace_back([&, t] {
@@ -182,7 +174,7 @@ TEST(BatchingEvaluatorTest, SixtyFourProducersFillBatches) {
 }
 
 TEST(BatchingEvaluatorTest, CacheAnswersRepeats) {
-  const auto states = RandomPositions(3, 5);
+  const auto states = TavreliPositions(3, 5);
   BatchingEvaluator evaluator(std::make_unique<FakeBackend>(0, nullptr),
                               std::make_unique<HashEncoder>(), {8, 100, 1024});
   MoveList moves;
@@ -211,7 +203,7 @@ TEST(NnCacheTest, EvictsOldestAndChecksMoveCount) {
 }
 
 TEST(UniformEvaluatorTest, UniformPriorsAndZeroValue) {
-  const auto states = RandomPositions(1, 3);
+  const auto states = TavreliPositions(1, 3);
   MoveList moves;
   states[0]->LegalMoves(&moves);
   UniformEvaluator uniform;

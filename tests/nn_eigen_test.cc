@@ -25,9 +25,19 @@
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
+#include "tests/game_fixtures.h"
+#include "tests/test_toolkit.h"
 
 namespace volkhv::nn {
 namespace {
+
+using ::volkhv::testing::Contains;
+using ::volkhv::testing::EncoderFor;
+using ::volkhv::testing::NewGame;
+using ::volkhv::testing::RandomPositions;
+using ::volkhv::testing::RunResult;
+using ::volkhv::testing::TempPath;
+using ::volkhv::testing::Volkhv;
 
 // |got - want| / max(|want|, 1): relative error, absolute below 1.
 double Error(float got, float want) {
@@ -36,15 +46,6 @@ double Error(float got, float want) {
 }
 
 constexpr double kTolerance = 1e-4;
-
-std::unique_ptr<Encoder> EncoderFor(const std::string& game_name) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
-  EXPECT_TRUE(game.ok()) << game.status();
-  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
-      MakeEncoder((*game)->Info(), EncoderOptions{});
-  EXPECT_TRUE(encoder.ok()) << encoder.status();
-  return *std::move(encoder);
-}
 
 struct NetShape {
   std::string game;
@@ -113,29 +114,19 @@ struct Positions {
   std::vector<std::vector<int>> legal;
 };
 
-Positions RandomPositions(const std::string& game_name, const Encoder& encoder,
-                          int count, uint64_t seed) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
+Positions EncodedPositions(const std::string& game_name, const Encoder& encoder,
+                           int count, uint64_t seed) {
   Positions out;
-  std::mt19937 rng(seed);
-  std::unique_ptr<GameState> state = (*game)->NewInitialState();
   const int size = encoder.Shape().Size();
-  while (static_cast<int>(out.legal.size()) < count) {
+  for (const std::unique_ptr<GameState>& state :
+       RandomPositions(*NewGame(game_name), count, seed)) {
     MoveList moves;
     state->LegalMoves(&moves);
-    if (moves.empty() || state->Result().IsOver() ||
-        state->PliesPlayed() > 150) {
-      state = (*game)->NewInitialState();
-      continue;
-    }
-    if (rng() % 3 == 0) {
-      out.input.resize(out.input.size() + size);
-      encoder.Encode(*state, out.input.data() + out.input.size() - size);
-      std::vector<int> indices;
-      for (Move m : moves) indices.push_back(encoder.PolicyIndex(*state, m));
-      out.legal.push_back(std::move(indices));
-    }
-    state->Play(moves[rng() % moves.size()]);
+    out.input.resize(out.input.size() + size);
+    encoder.Encode(*state, out.input.data() + out.input.size() - size);
+    std::vector<int> indices;
+    for (Move m : moves) indices.push_back(encoder.PolicyIndex(*state, m));
+    out.legal.push_back(std::move(indices));
   }
   return out;
 }
@@ -237,7 +228,7 @@ TEST_P(EigenMatchesTorchTest, SameOutputsAtBatchOneThreeSeventeen) {
   const NetworkWeights w = RandomWeights(shape, 17);
   std::unique_ptr<Encoder> encoder = EncoderFor(shape.game);
   ASSERT_TRUE(CheckNetworkFits(w, shape.game, *encoder).ok());
-  const Positions positions = RandomPositions(shape.game, *encoder, 21, 5);
+  const Positions positions = EncodedPositions(shape.game, *encoder, 21, 5);
   std::unique_ptr<Backend> reference = MakeReference(w);
   const int policy_size = reference->Info().policy_size;
   double worst = 0;
@@ -301,7 +292,7 @@ TEST(EigenBackendTest, RowsIndependentOfBatchAndChunking) {
   const NetShape shape{"tavreli", 2, 16, 4, 8, 4, 16};
   const NetworkWeights w = RandomWeights(shape, 3);
   std::unique_ptr<Encoder> encoder = EncoderFor("tavreli");
-  const Positions positions = RandomPositions("tavreli", *encoder, 11, 9);
+  const Positions positions = EncodedPositions("tavreli", *encoder, 11, 9);
   for (const std::string& kernel : Kernels()) {
     std::unique_ptr<Backend> one = MakeEigen(w, kernel, 1, 1);
     std::unique_ptr<Backend> many = MakeEigen(w, kernel, 2, 4);
@@ -351,15 +342,6 @@ std::string Error(const NetworkWeights& w,
   absl::StatusOr<std::unique_ptr<Backend>> b = MakeEigenBackend(w, options);
   if (b.ok()) return "(accepted)";
   return std::string(b.status().message());
-}
-
-::testing::AssertionResult Contains(const std::string& haystack,
-                                    const std::string& needle) {
-  if (haystack.find(needle) != std::string::npos) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "'" << needle << "' not in: " << haystack;
 }
 
 TEST(EigenBackendTest, RejectsMissingTensor) {
@@ -440,8 +422,7 @@ TEST(EigenBackendTest, DamagedFilesAreRejected) {
     out.append(reinterpret_cast<const char*>(&crc), 4);
     std::ofstream(path, std::ios::binary) << out;
   };
-  const std::string path = ::testing::TempDir() + "/nn_eigen_test_" +
-                           std::to_string(getpid()) + ".net";
+  const std::string path = TempPath("checksummed.net");
   write(file, path);
   absl::StatusOr<NetworkWeights> read = ReadNetworkWeights(path);
   ASSERT_TRUE(read.ok()) << read.status();
@@ -474,32 +455,9 @@ TEST(EigenBackendTest, DamagedFilesAreRejected) {
 // ---------------------------------------------------------------------------
 // The commands: --backend eigen wherever a net is used, and bench nn.
 
-struct RunResult {
-  int exit_code;
-  std::string out, err;
-};
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Runs `volkhv <args>` through the shell; args must be shell-quoted.
-RunResult Volkhv(const std::string& args) {
-  const std::string stem =
-      ::testing::TempDir() + "/nn_eigen_cli_" + std::to_string(getpid());
-  const std::string command = std::string(VOLKHV_BINARY) + " " + args + " >" +
-                              stem + "_out.txt 2>" + stem +
-                              "_err.txt </dev/null";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-          Slurp(stem + "_out.txt"), Slurp(stem + "_err.txt")};
-}
-
 TEST(EigenCliTest, CommandsRunOnTheEigenBackend) {
   const NetworkWeights w = RandomWeights({"tavreli", 1, 8, 4, 0, 2, 8}, 6);
-  const std::string net = ::testing::TempDir() + "/nn_eigen_cli_" +
-                          std::to_string(getpid()) + ".net";
+  const std::string net = TempPath("cli.net");
   ASSERT_TRUE(WriteNetworkWeights(w, net).ok());
 
   RunResult r = Volkhv("analyze --net " + net +

@@ -1,6 +1,6 @@
 // The LibTorch network, the weight files and the LibTorch backend: output
 // shapes and probabilities, save -> load identity, BN folding, rejection of
-// damaged or mismatched files, configs, and `volkhv net init/describe`.
+// damaged or mismatched files, and configs.
 #include <sys/wait.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -24,41 +24,17 @@
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
+#include "tests/game_fixtures.h"
+#include "tests/test_toolkit.h"
 
 namespace volkhv::nn {
 namespace {
 
-::testing::AssertionResult Contains(const std::string& haystack,
-                                    const std::string& needle) {
-  if (haystack.find(needle) != std::string::npos) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "'" << needle << "' not in: " << haystack;
-}
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "/nn_network_test_" + std::to_string(getpid()) +
-         "_" + name;
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void WriteBytes(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::unique_ptr<Encoder> EncoderFor(const std::string& game_name) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
-  EXPECT_TRUE(game.ok()) << game.status();
-  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
-      MakeEncoder((*game)->Info(), EncoderOptions{});
-  EXPECT_TRUE(encoder.ok()) << encoder.status();
-  return *std::move(encoder);
-}
+using ::volkhv::testing::Contains;
+using ::volkhv::testing::EncoderFor;
+using ::volkhv::testing::NewGame;
+using ::volkhv::testing::RandomPositions;
+using ::volkhv::testing::TempPath;
 
 // A tiny net (2 blocks x 16 filters, SE) for `game`, with the geometry of
 // this build's encoder.
@@ -122,28 +98,18 @@ struct Batch {
   std::vector<float> input;
 };
 
-Batch RandomPositions(const std::string& game_name, const Encoder& encoder,
-                      int count, uint64_t seed) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
+Batch EncodedPositions(const std::string& game_name, const Encoder& encoder,
+                       int count, uint64_t seed) {
   Batch batch;
-  std::mt19937 rng(seed);
-  std::unique_ptr<GameState> state = (*game)->NewInitialState();
   const int size = encoder.Shape().Size();
-  while (static_cast<int>(batch.states.size()) < count) {
+  for (std::unique_ptr<GameState>& state :
+       RandomPositions(*NewGame(game_name), count, seed)) {
     MoveList moves;
     state->LegalMoves(&moves);
-    if (moves.empty() || state->Result().IsOver() ||
-        state->PliesPlayed() > 150) {
-      state = (*game)->NewInitialState();
-      continue;
-    }
-    if (rng() % 3 == 0) {
-      batch.states.push_back(state->Clone());
-      batch.moves.push_back(moves);
-      batch.input.resize(batch.input.size() + size);
-      encoder.Encode(*state, batch.input.data() + batch.input.size() - size);
-    }
-    state->Play(moves[rng() % moves.size()]);
+    batch.moves.push_back(moves);
+    batch.input.resize(batch.input.size() + size);
+    encoder.Encode(*state, batch.input.data() + batch.input.size() - size);
+    batch.states.push_back(std::move(state));
   }
   return batch;
 }
@@ -296,7 +262,7 @@ TEST(NetworkTest, MaskedPolicyOverLegalMovesSumsToOne) {
     ASSERT_TRUE(CheckNetworkFits(w, game, *encoder).ok());
     std::unique_ptr<Backend> backend = MakeBackend(w);
     const int batch = 40;
-    const Batch positions = RandomPositions(game, *encoder, batch, 11);
+    const Batch positions = EncodedPositions(game, *encoder, batch, 11);
     const Outputs out = Evaluate(*backend, batch, positions.input);
     const int policy_size = backend->Info().policy_size;
     for (int i = 0; i < batch; ++i) {
@@ -405,7 +371,7 @@ struct Agreement {
 Agreement Compare(const std::string& game, const NetworkWeights& w,
                   Backend& reference, Backend& other, int batch) {
   std::unique_ptr<Encoder> encoder = EncoderFor(game);
-  const Batch positions = RandomPositions(game, *encoder, batch, 17);
+  const Batch positions = EncodedPositions(game, *encoder, batch, 17);
   const Outputs a = Evaluate(reference, batch, positions.input);
   const Outputs b = Evaluate(other, batch, positions.input);
   const int policy_size = reference.Info().policy_size;
@@ -796,95 +762,6 @@ TEST(NetworkConfigTest, BadConfigsNameTheKey) {
                        "architecture.input_planes"));
   EXPECT_TRUE(Contains(error("stack_layers: 0"), "stack_layers"));
   EXPECT_TRUE(Contains(error("seed: -1"), "seed"));
-}
-
-// ---------------------------------------------------------------------------
-// The binary.
-
-struct RunResult {
-  int exit_code;
-  std::string out, err;
-};
-
-RunResult Volkhv(const std::string& args) {
-  const std::string out = TempPath("out.txt"), err = TempPath("err.txt");
-  const std::string command = std::string(VOLKHV_BINARY) + " " + args + " >" +
-                              out + " 2>" + err + " </dev/null";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
-}
-
-TEST(NetCommandsTest, InitThenDescribe) {
-  ASSERT_TRUE(std::filesystem::exists(VOLKHV_BINARY))
-      << "build the volkhv target first";
-  const std::string config = TempPath("tiny.textproto");
-  WriteBytes(config,
-             "architecture { blocks: 2 filters: 16 se_ratio: 4 "
-             "value_head_filters: 4 value_hidden: 16 }\nseed: 3\n");
-  const std::string net = TempPath("tiny.net");
-  RunResult r = Volkhv("net init --game tavreli --config " + config +
-                       " --out " + net + " --seed 7");
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(Contains(r.out, "2 blocks x 16 filters"));
-  absl::StatusOr<NetworkWeights> w = ReadNetworkWeights(net);
-  ASSERT_TRUE(w.ok()) << w.status();
-  EXPECT_EQ(w->header.provenance().seed(), 7u);
-  EXPECT_EQ(w->header.provenance().generation(), 0);
-  EXPECT_EQ(w->architecture().policy_head_filters(), 16);
-  const absl::Status fits =
-      CheckNetworkFits(*w, "tavreli", *EncoderFor("tavreli"));
-  EXPECT_TRUE(fits.ok()) << fits;
-
-  r = Volkhv("net describe " + net);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* expected :
-       {"game:         tavreli", "2 blocks x 16 filters, SE ratio 4",
-        "parameters:", "FLOPs:", "generation 0", "seed 7",
-        "this build:   compatible", "input.conv.weight", "blocks.0.se.fc2",
-        "value.fc2.bias"}) {
-    EXPECT_TRUE(Contains(r.out, expected));
-  }
-  EXPECT_TRUE(
-      Contains(r.out, std::to_string(ParameterCount(w->architecture()))));
-
-  r = Volkhv("net init --game tavlei9 --config " + config + " --out " + net);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = Volkhv("net describe " + net);
-  EXPECT_TRUE(Contains(r.out, "9x9"));
-  std::filesystem::remove(net);
-  std::filesystem::remove(config);
-}
-
-TEST(NetCommandsTest, ErrorsAreOneLine) {
-  ASSERT_TRUE(std::filesystem::exists(VOLKHV_BINARY));
-  const std::string garbage = TempPath("garbage.net");
-  WriteBytes(garbage, "this is not a network");
-  const std::string bad_config = TempPath("bad.textproto");
-  WriteBytes(bad_config, "architecture { filterz: 3 }\n");
-  struct Case {
-    std::string args;
-    int exit_code;
-    const char* message;
-  };
-  const Case cases[] = {
-      {"net describe " + garbage, 1, "not a network file"},
-      {"net describe " + TempPath("absent.net"), 1, "cannot open"},
-      {"net init --config " + bad_config + " --out " + TempPath("x.net"), 1,
-       "filterz"},
-      {"net init --game chess --config " + bad_config + " --out x", 2, "chess"},
-      {"net init --game tavreli", 2, "--config"},
-      {"net frobnicate", 2, "unknown subcommand"},
-  };
-  for (const Case& c : cases) {
-    const RunResult r = Volkhv(c.args);
-    EXPECT_EQ(r.exit_code, c.exit_code) << c.args;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1)
-        << c.args << ": " << r.err;
-    EXPECT_TRUE(Contains(r.err, c.message)) << c.args;
-  }
-  EXPECT_FALSE(std::filesystem::exists(TempPath("x.net")));
-  std::filesystem::remove(garbage);
-  std::filesystem::remove(bad_config);
 }
 
 }  // namespace
