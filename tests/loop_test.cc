@@ -14,10 +14,14 @@
 #include "engine/game/strings.h"
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
+#include "tests/test_toolkit.h"
 #include "training/run_lock.h"
 
 namespace volkhv {
 namespace {
+
+using ::volkhv::testing::FreshPath;
+using ::volkhv::testing::TempPath;
 
 namespace fs = std::filesystem;
 
@@ -43,9 +47,7 @@ evaluation { games: 2 visits: 4 concurrency: 2 max_plies: 50 }
 )";
 
 std::string Dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/loop_test_" +
-                          std::to_string(getpid()) + "_" + name;
-  fs::remove_all(dir);
+  const std::string dir = FreshPath(name);
   fs::create_directories(dir);
   return dir;
 }
@@ -60,8 +62,8 @@ std::string WriteConfig(const std::string& dir, int generations) {
 
 int RunVolkhvLoop(const std::string& args) {
   const std::string command = std::string(VOLKHV_BINARY) + " loop " + args +
-                              " >/dev/null 2>>" + ::testing::TempDir() +
-                              "/loop_test.log </dev/null";
+                              " >/dev/null 2>>" + TempPath("loop_test.log") +
+                              " </dev/null";
   const int status = std::system(command.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

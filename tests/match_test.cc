@@ -21,9 +21,12 @@
 #include "gtest/gtest.h"
 #include "selfplay/game_file.h"
 #include "selfplay/player_spec.h"
+#include "tests/test_toolkit.h"
 
 namespace volkhv::selfplay {
 namespace {
+
+using ::volkhv::testing::TempPath;
 
 std::unique_ptr<Game> MakeGameOrDie(std::string_view name) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
@@ -41,11 +44,6 @@ std::vector<std::shared_ptr<PlayerFactory>> Players(
     players.push_back(*f);
   }
   return players;
-}
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return Cat(dir ? dir : "/tmp", "/volkhv_match_test_", name);
 }
 
 // Random against alpha-beta depth 2: 24 games (12 pairs on openings of 2

@@ -30,11 +30,15 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "nn/evaluator.h"
+#include "tests/test_toolkit.h"
 
 namespace volkhv::protocol {
 namespace {
 
 using Json = nlohmann::json;
+using ::volkhv::testing::RunResult;
+using ::volkhv::testing::Volkhv;
+using ::volkhv::testing::VolkhvWithInput;
 
 // White: Kb6, Rh1; Black: Ka8. Only h1-h8 mates.
 constexpr char kRookMateInOne[] = "k7/8/1K6/8/8/8/8/7R w - - 0 1";
@@ -643,33 +647,6 @@ class Child {
   std::string buffer_;
 };
 
-std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path =
-      ::testing::TempDir() + "/" + std::to_string(getpid()) + "_" + name;
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
-}
-
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs `volkhv <args>` with stdin from a file holding `input`.
-RunResult RunWithInput(const std::string& args, const std::string& input) {
-  const std::string in = WriteTemp("protocol_in.txt", input);
-  const std::string out = ::testing::TempDir() + "/" +
-                          std::to_string(getpid()) + "_protocol_out.txt";
-  const std::string command = std::string(VOLKHV_BINARY) + " " + args + " <" +
-                              in + " >" + out + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream file(out);
-  RunResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = std::string(std::istreambuf_iterator<char>(file), {});
-  return r;
-}
-
 TEST(EnginePipeTest, ConversationThroughPipes) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
   Child engine({"engine", "--net", "random"});
@@ -719,7 +696,7 @@ TEST(EnginePipeTest, ConversationThroughPipes) {
 TEST(EnginePipeTest, ScriptFromAFile) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
   // End of input: the limited search finishes and its bestmove is written.
-  RunResult r = RunWithInput(
+  RunResult r = VolkhvWithInput(
       "engine --net random",
       "uci\nisready\nposition startpos moves e2-e4\ngo nodes 200\n");
   EXPECT_EQ(r.exit_code, 0) << r.out;
@@ -730,8 +707,8 @@ TEST(EnginePipeTest, ScriptFromAFile) {
   // The binary caps the tree (--ram-mb 2048 by default) and says how full.
   EXPECT_NE(r.out.find(" hashfull "), std::string::npos) << r.out;
   // quit stops a search at once but still answers a legal move.
-  r = RunWithInput("engine --net random",
-                   "position startpos\ngo infinite\nquit\n");
+  r = VolkhvWithInput("engine --net random",
+                      "position startpos\ngo infinite\nquit\n");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   lines = Lines(r.out);
   ASSERT_FALSE(lines.empty());
@@ -739,9 +716,9 @@ TEST(EnginePipeTest, ScriptFromAFile) {
   EXPECT_TRUE(
       Position("tavreli", "", {})->ParseMove(lines.back().substr(9)).ok());
   // Usage errors exit 2.
-  r = RunWithInput("engine --game chess", "");
+  r = VolkhvWithInput("engine --game chess", "");
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  r = RunWithInput("engine --ram-mb -1", "");
+  r = VolkhvWithInput("engine --ram-mb -1", "");
   EXPECT_EQ(r.exit_code, 2) << r.out;
 }
 
@@ -947,7 +924,7 @@ TEST(AnalysisPipeTest, QueriesFromStdinAndEndOfInput) {
   input += R"({"id":"late","moves":["d2-d4"],"maxVisits":40})"
            "\n";
   const RunResult r =
-      RunWithInput("analysis --net random --analysis-threads 3", input);
+      VolkhvWithInput("analysis --net random --analysis-threads 3", input);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   auto answers = ById(r.out);
   for (int i = 0; i < 6; ++i) {
@@ -983,7 +960,7 @@ TEST(AnalysisPipeTest, DeepAndOverlongQueriesAreRefused) {
       "{\"id\":\"long\",\"position\":\"" + std::string(250000, 'x') + "\"}\n";
   input += R"({"id":"after","maxVisits":20})"
            "\n";
-  const RunResult r = RunWithInput(
+  const RunResult r = VolkhvWithInput(
       "analysis --net random --max-line-bytes 200000 --analysis-threads 1",
       input);
   EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 1000);
@@ -1010,17 +987,17 @@ TEST(AnalysisPipeTest, DeepAndOverlongQueriesAreRefused) {
   ASSERT_EQ(answers["after"].size(), 1u);
   ExpectGoodAnswer(answers["after"][0], *Position("tavreli", "", {}));
   // Usage errors for the limits.
-  EXPECT_EQ(RunWithInput("analysis --max-json-depth 0", "").exit_code, 2);
-  EXPECT_EQ(RunWithInput("analysis --ram-mb -1", "").exit_code, 2);
+  EXPECT_EQ(VolkhvWithInput("analysis --max-json-depth 0", "").exit_code, 2);
+  EXPECT_EQ(VolkhvWithInput("analysis --ram-mb -1", "").exit_code, 2);
 }
 
 // Issue 22, item 2: `analysis` caps each search tree (--ram-mb, as
 // `engine`): a query for 100 million visits stops at the cap and answers.
 TEST(AnalysisPipeTest, RamMbCapsTheTree) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
-  const RunResult r = RunWithInput("analysis --net random --ram-mb 4",
-                                   R"({"id":"a","maxVisits":100000000})"
-                                   "\n");
+  const RunResult r = VolkhvWithInput("analysis --net random --ram-mb 4",
+                                      R"({"id":"a","maxVisits":100000000})"
+                                      "\n");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   auto answers = ById(r.out);
   ASSERT_EQ(answers["a"].size(), 1u) << r.out;
@@ -1034,16 +1011,10 @@ TEST(AnalysisPipeTest, RamMbCapsTheTree) {
 // 1 GB address-space limit, 1024 stacks) are a one-line error, not an abort.
 TEST(AnalysisPipeTest, ThreadsThatCannotStartAreAOneLineError) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
-  const std::string out = ::testing::TempDir() + "/" +
-                          std::to_string(getpid()) + "_threads_out.txt";
-  const std::string command =
-      "ulimit -v 1000000; " + std::string(VOLKHV_BINARY) +
-      " analysis --net random --analysis-threads 1024 </dev/null >" + out +
-      " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream file(out);
-  const std::string text(std::istreambuf_iterator<char>(file), {});
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << text;
+  const RunResult r = Volkhv("analysis --net random --analysis-threads 1024",
+                             "ulimit -v 1000000;");
+  const std::string text = r.out + r.err;
+  EXPECT_EQ(r.exit_code, 1) << text;
   EXPECT_TRUE(StartsWith(text,
                          "volkhv analysis: cannot start analysis "
                          "thread "))
@@ -1055,9 +1026,9 @@ TEST(PlayTest, ScriptedSessionThroughStdin) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
   // An overlong line (issue 22, item 14) is refused and play goes on.
   const RunResult r =
-      RunWithInput("play --game tavreli --net random --visits 200",
-                   "help\ne2-e5\nmoves\n" + std::string(2 << 20, 'x') +
-                       "\ne2-e4\nundo\nd2-d4\nquit\n");
+      VolkhvWithInput("play --game tavreli --net random --visits 200",
+                      "help\ne2-e5\nmoves\n" + std::string(2 << 20, 'x') +
+                          "\ne2-e4\nundo\nd2-d4\nquit\n");
   EXPECT_EQ(r.exit_code, 0) << r.out.substr(0, 2000);
   const std::string& out = r.out;
   EXPECT_NE(out.find("Input longer than 1048576 bytes; ignored.\n"),
@@ -1089,34 +1060,34 @@ TEST(PlayTest, ScriptedSessionThroughStdin) {
 
 TEST(PlayTest, PlaysToTheEndAndTheEngineCanMoveFirst) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
-  RunResult r = RunWithInput(
+  RunResult r = VolkhvWithInput(
       Cat("play --net random --position '", kRookMateInOne, "' --visits 100"),
       "h1-h8\n");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("Result: white wins (checkmate)"), std::string::npos)
       << r.out;
   // The engine plays the mate when it is its move.
-  r = RunWithInput(Cat("play --net random --side second --position '",
-                       kRookMateInOne, "' --visits 5000"),
-                   "");
+  r = VolkhvWithInput(Cat("play --net random --side second --position '",
+                          kRookMateInOne, "' --visits 5000"),
+                      "");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("Volkhv plays h1-h8"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("mate in 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("Result: white wins (checkmate)"), std::string::npos);
   // Tavlei: the engine (attackers) moves first, the input ends.
-  r = RunWithInput(
+  r = VolkhvWithInput(
       "play --net random --game tavlei9 --side second --visits 100", "");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("Volkhv plays "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("defenders to move> "), std::string::npos) << r.out;
   // Usage errors.
-  r = RunWithInput("play --side middle", "");
+  r = VolkhvWithInput("play --side middle", "");
   EXPECT_EQ(r.exit_code, 2) << r.out;
 }
 
 TEST(AnalyzeTest, EveryPositionOfARecordedGame) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
-  const RunResult r = RunWithInput(
+  const RunResult r = VolkhvWithInput(
       Cat("analyze --net random --game-file " VOLKHV_TEST_DATA_DIR
           "/tavreli-published-games.txt --game-index 4 --visits 100 --top 3"),
       "");
@@ -1136,9 +1107,9 @@ TEST(AnalyzeTest, EveryPositionOfARecordedGame) {
 
 TEST(AnalyzeTest, APositionAndBadArguments) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
-  RunResult r = RunWithInput(Cat("analyze --net random --position '",
-                                 kRookMateInOne, "' --visits 5000 --top 2"),
-                             "");
+  RunResult r = VolkhvWithInput(Cat("analyze --net random --position '",
+                                    kRookMateInOne, "' --visits 5000 --top 2"),
+                                "");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("proven win in 1 plies"), std::string::npos) << r.out;
   bool found = false;
@@ -1150,19 +1121,20 @@ TEST(AnalyzeTest, APositionAndBadArguments) {
     }
   }
   EXPECT_TRUE(found) << r.out;
-  r = RunWithInput("analyze --net random --game-file /nonexistent/file.txt",
-                   "");
+  r = VolkhvWithInput("analyze --net random --game-file /nonexistent/file.txt",
+                      "");
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  r = RunWithInput(Cat("analyze --net random --game-file " VOLKHV_TEST_DATA_DIR
-                       "/tavreli-published-games.txt --game-index 1000"),
-                   "");
+  r = VolkhvWithInput(
+      Cat("analyze --net random --game-file " VOLKHV_TEST_DATA_DIR
+          "/tavreli-published-games.txt --game-index 1000"),
+      "");
   EXPECT_EQ(r.exit_code, 1) << r.out;
-  r = RunWithInput(
+  r = VolkhvWithInput(
       Cat("analyze --net random --moves e2-e4 --game-file " VOLKHV_TEST_DATA_DIR
           "/tavreli-published-games.txt"),
       "");
   EXPECT_EQ(r.exit_code, 2) << r.out;
-  r = RunWithInput("analyze --net random --moves 'e2-e4 e2-e4'", "");
+  r = VolkhvWithInput("analyze --net random --moves 'e2-e4 e2-e4'", "");
   EXPECT_EQ(r.exit_code, 1) << r.out;
 }
 

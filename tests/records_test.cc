@@ -10,14 +10,15 @@
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
+#include "tests/test_toolkit.h"
 
 namespace volkhv::selfplay {
 namespace {
 
+using ::volkhv::testing::FreshPath;
+
 std::string TempDir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/records_test_" +
-                          std::to_string(getpid()) + "_" + name;
-  std::filesystem::remove_all(dir);
+  const std::string dir = FreshPath(name);
   std::filesystem::create_directories(dir);
   return dir;
 }

@@ -28,6 +28,8 @@
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
 #include "selfplay/record_io.h"
+#include "tests/game_fixtures.h"
+#include "tests/test_toolkit.h"
 #include "training/dataset.h"
 #include "training/prefetcher.h"
 #include "training/symmetry.h"
@@ -37,39 +39,10 @@
 namespace volkhv::training {
 namespace {
 
-::testing::AssertionResult Contains(const std::string& haystack,
-                                    const std::string& needle) {
-  if (haystack.find(needle) != std::string::npos) {
-    return ::testing::AssertionSuccess();
-  }
-  return ::testing::AssertionFailure()
-         << "'" << needle << "' not in: " << haystack;
-}
-
-// A fresh directory for one test, removed at the end.
-struct TestDir {
-  explicit TestDir(const std::string& name)
-      : path(
-            Cat(::testing::TempDir(), "/training_test_", getpid(), "_", name)) {
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-  }
-  ~TestDir() { std::filesystem::remove_all(path); }
-  const std::string path;
-};
-
-std::unique_ptr<Game> NewGame(const std::string& name) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
-  EXPECT_TRUE(game.ok()) << game.status();
-  return *std::move(game);
-}
-
-std::unique_ptr<nn::Encoder> EncoderFor(const Game& game) {
-  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-      nn::MakeEncoder(game.Info(), nn::EncoderOptions{});
-  EXPECT_TRUE(encoder.ok()) << encoder.status();
-  return *std::move(encoder);
-}
+using ::volkhv::testing::Contains;
+using ::volkhv::testing::EncoderFor;
+using ::volkhv::testing::NewGame;
+using ::volkhv::testing::ScopedTempDir;
 
 // Writes a tiny random net (2 blocks x 16 filters) for `game_name`.
 std::string WriteTinyNet(const std::string& dir, const std::string& game_name,
@@ -447,8 +420,8 @@ TEST(SymmetryTest, TavleiPlanesAndPolicyAreConsistent) {
 // A batch built with a symmetry holds the transformed planes and the
 // policy target at the mapped indices.
 TEST(SymmetryTest, AugmentedSamplesMatchTheTransform) {
-  const TestDir test_dir("augmented");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   WriteRecords(dir + "/a.vrec", SyntheticGames("tavlei11", {.games = 3}));
   DatasetOptions options;
   options.records_dir = dir;
@@ -491,8 +464,8 @@ TEST(SymmetryTest, AugmentedSamplesMatchTheTransform) {
 // Dataset.
 
 TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
-  const TestDir test_dir("targets");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::vector<proto::GameRecord> games = SyntheticGames(
       "tavreli", {.games = 2, .max_plies = 12, .cheap_odd_plies = true});
   games[1].set_winner(proto::GameRecord::DRAW);
@@ -578,8 +551,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> WriteAndLoadTavlei9(
 
 // search_value_weight mixes the recorded root WDL into the result target.
 TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
-  const TestDir test_dir("search-value");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::vector<proto::GameRecord> games =
       SyntheticGames("tavlei9", {.games = 1, .tag = "q"});
   games[0].set_winner(proto::GameRecord::FIRST_PLAYER);
@@ -605,8 +578,8 @@ TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
 
 // result_discount moves a decided result towards a draw by the plies left.
 TEST(DatasetTest, ResultDiscountShrinksADistantResultTowardsADraw) {
-  const TestDir test_dir("result-discount");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::vector<proto::GameRecord> games =
       SyntheticGames("tavlei9", {.games = 1, .tag = "d"});
   games[0].set_winner(proto::GameRecord::FIRST_PLAYER);
@@ -634,8 +607,8 @@ TEST(DatasetTest, ResultDiscountShrinksADistantResultTowardsADraw) {
   EXPECT_FLOAT_EQ(batch.wdl[2], l);
   // A drawn game stays a draw.
   games[0].set_winner(proto::GameRecord::DRAW);
-  const TestDir draw_dir("result-discount-draw");
-  data = WriteAndLoadTavlei9(draw_dir.path, games);
+  const ScopedTempDir draw_dir;
+  data = WriteAndLoadTavlei9(draw_dir.path(), games);
   ASSERT_TRUE(data.ok()) << data.status();
   ASSERT_TRUE((*data)
                   ->BuildBatch({{{0, 0}, 0}}, {.result_discount = 0.9}, &batch)
@@ -646,8 +619,8 @@ TEST(DatasetTest, ResultDiscountShrinksADistantResultTowardsADraw) {
 
 // Moves that share a policy index have their visits added up.
 TEST(DatasetTest, SharedPolicyIndicesAreSummed) {
-  const TestDir test_dir("shared");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::vector<proto::GameRecord> games =
       SyntheticGames("tavlei9", {.games = 1, .max_plies = 2});
   // The same move twice stands for two moves sharing an index.
@@ -669,8 +642,8 @@ TEST(DatasetTest, SharedPolicyIndicesAreSummed) {
 }
 
 TEST(DatasetTest, DamagedFilesAndInvalidGamesAreSkippedWithAWarning) {
-  const TestDir test_dir("damaged");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::vector<proto::GameRecord> good =
       SyntheticGames("tavlei9", {.games = 3, .tag = "good"});
   WriteRecords(dir + "/1-good.vrec", good);
@@ -725,8 +698,8 @@ TEST(DatasetTest, DamagedFilesAndInvalidGamesAreSkippedWithAWarning) {
 // checked: a game with a non-finite, negative or unnormalised root WDL, or
 // absurd visits, is skipped with a warning naming file, game, ply and field.
 TEST(DatasetTest, RecordValuesAreCheckedNamingFileGamePlyAndField) {
-  const TestDir test_dir("values");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::vector<proto::GameRecord> good =
       SyntheticGames("tavlei9", {.games = 2, .tag = "good"});
   for (proto::GameRecord& g : good) {
@@ -781,8 +754,8 @@ TEST(DatasetTest, RecordValuesAreCheckedNamingFileGamePlyAndField) {
 // The window keeps the newest positions (file name order, then game order);
 // the validation split is by game and stable.
 TEST(DatasetTest, WindowHoldsTheNewestPositions) {
-  const TestDir test_dir("window");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::vector<proto::GameRecord> all;
   for (int f = 0; f < 3; ++f) {
     std::vector<proto::GameRecord> games = SyntheticGames(
@@ -855,8 +828,8 @@ TEST(DatasetTest, ValidationSplitIsStableAndNearTheFraction) {
 // exactly as building them directly does; the sampler depends on (seed,
 // step) only.
 TEST(PrefetcherTest, BatchesInStepOrderAsBuiltDirectly) {
-  const TestDir test_dir("prefetch");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   WriteRecords(dir + "/a.vrec", SyntheticGames("tavlei9", {.games = 6}));
   DatasetOptions options;
   options.records_dir = dir;
@@ -931,8 +904,8 @@ double MeanTotal(const std::vector<Losses>& l, size_t first, size_t count) {
 // On a fixed small data set (the first legal move always preferred, White
 // always wins) the loss falls clearly.
 TEST(TrainerTest, LossDecreasesOnAFixedDataSet) {
-  const TestDir test_dir("decrease");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavlei9", {.games = 12, .max_plies = 20}));
@@ -971,8 +944,8 @@ TEST(TrainerTest, LossDecreasesOnAFixedDataSet) {
 // the trainer refuses it before the optimiser step, names the batch's
 // records, and the checkpoint on disk stays the last finite one.
 TEST(TrainerTest, ANonFiniteLossIsRefusedAndNothingIsSaved) {
-  const TestDir test_dir("nonfinite");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavlei9", {.games = 6, .max_plies = 20}));
@@ -1023,8 +996,8 @@ TEST(TrainerTest, ANonFiniteLossIsRefusedAndNothingIsSaved) {
 // call killed before its first interval checkpoint resumes from the one
 // of its start and writes no log line twice.
 TEST(TrainerTest, ResumesAfterABadFileIsRemovedWithoutDuplicateLogLines) {
-  const TestDir test_dir("badfile");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavlei9", {.games = 6, .max_plies = 20}));
@@ -1094,8 +1067,8 @@ class ResumeTest
     : public ::testing::TestWithParam<proto::TrainingConfig::Optimizer> {};
 
 TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
-  const TestDir test_dir(Cat("resume", static_cast<int>(GetParam())));
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavreli", {.games = 6, .max_plies = 30}));
@@ -1219,8 +1192,8 @@ INSTANTIATE_TEST_SUITE_P(Optimizers, ResumeTest,
 // call for the same generation finds the checkpoint finished and exports
 // again without training; a call for the next generation continues.
 TEST(TrainerTest, ExportedNetLoadsAndEvaluates) {
-  const TestDir test_dir("export");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavlei11", {.games = 4, .max_plies = 20}));
@@ -1345,8 +1318,8 @@ void ResumeAndFinish(TrainerOptions options, const std::string& device,
 // float32's. Where this LibTorch cannot train in bf16 on the CPU the
 // option is refused with one line, and the test checks that line instead.
 TEST(TrainerTest, MixedPrecisionCheckpointsResumeWithoutIt) {
-  const TestDir test_dir("mixed");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavlei9", {.games = 6, .max_plies = 30}));
@@ -1391,8 +1364,8 @@ TEST(TrainerTest, MixedPrecisionCheckpointsResumeWithoutIt) {
 // and one written on the CPU resumes on the GPU.
 TEST(TrainerTest, GpuCheckpointsResumeOnTheCpuAndBack) {
   if (!nn::TorchCudaAvailable()) GTEST_SKIP() << "no CUDA device";
-  const TestDir test_dir("gpu");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavreli", {.games = 6, .max_plies = 30}));
@@ -1412,8 +1385,8 @@ TEST(TrainerTest, GpuCheckpointsResumeOnTheCpuAndBack) {
 }
 
 TEST(TrainerTest, RejectsMismatchedInputs) {
-  const TestDir test_dir("mismatch");
-  const std::string& dir = test_dir.path;
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
   std::filesystem::create_directories(dir + "/records");
   // Records of another game only: no training positions.
   WriteRecords(dir + "/records/a.vrec",
