@@ -28,11 +28,17 @@ int RunLoop(const std::vector<std::string>& args) {
       {"config", "FILE", "",
        "loop config (configs/*.textproto); not needed to continue a run"},
       {"dir", "RUN", "", "run directory (created; continued when it exists)"},
+      {"cpu-hours", "H", "0",
+       "stop before a generation the run's CPU time (all sessions, all "
+       "threads) cannot pay for (0 = no limit)"},
+      {"wall-hours", "H", "0", "the same for elapsed time (0 = no limit)"},
       {"help", "", "", "print this help"},
   };
   int code = 0;
   std::optional<CommandLine> cl = ParseOrExit(
-      "loop", "volkhv loop --config FILE --dir RUN", args, specs, 0, &code);
+      "loop",
+      "volkhv loop --config FILE --dir RUN [--cpu-hours H] [--wall-hours H]",
+      args, specs, 0, &code);
   if (!cl) return code;
   if (cl->Get("dir").empty()) {
     return Fail("loop", absl::InvalidArgumentError("--dir is required"),
@@ -40,6 +46,13 @@ int RunLoop(const std::vector<std::string>& args) {
   }
   training::LoopOptions options;
   options.run_dir = cl->Get("dir");
+  for (const auto& [flag, hours] :
+       {std::pair{"cpu-hours", &options.budget.cpu_hours},
+        std::pair{"wall-hours", &options.budget.wall_hours}}) {
+    absl::StatusOr<double> value = cl->GetDouble(flag, 0, 1e6);
+    if (!value.ok()) return Fail("loop", value.status(), kExitUsage);
+    *hours = *value;
+  }
   if (!cl->Get("config").empty()) {
     absl::StatusOr<proto::LoopConfig> config =
         training::ReadLoopConfig(cl->Get("config"));

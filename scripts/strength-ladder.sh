@@ -29,6 +29,9 @@ usage: scripts/strength-ladder.sh GAME NET [options]
 EOF
 }
 
+# shellcheck source=scripts/lib/match-row.sh
+source "$(dirname "$0")/lib/match-row.sh"
+
 die() {
   echo "strength-ladder: $*" >&2
   exit 2
@@ -92,27 +95,14 @@ for rung in "${rung_list[@]}"; do
       conc=1 ;;
     *) die "unknown rung '$rung' (known: random, ab1, ab2, ab3, time)" ;;
   esac
-  args=(match --game "$game" --player "$me,name=$label" --player "$opp"
+  args=(--game "$game" --player "$me,name=$label" --player "$opp"
     --games "$games" --random-plies "$random_plies" --concurrency "$conc"
     --seed "$seed" --quiet)
   [ "$prince" != 0 ] && args+=(--prince-max-steps "$prince")
   [ -n "$pgn_dir" ] && args+=(--pgn-out "$pgn_dir/$rung.pgn")
-  echo "strength-ladder: $game $rung: volkhv ${args[*]}" >&2
-  start=$(date +%s)
-  if ! result=$("$binary" "${args[@]}"); then
-    die "rung $rung: volkhv match failed"
-  fi
-  seconds=$(($(date +%s) - start))
-  # "  W/D/L 91/5/4 for net, score 0.935" and the Elo line after it.
-  wdl=$(sed -n 's|^  W/D/L \([0-9]*/[0-9]*/[0-9]*\) for .*|\1|p' <<<"$result" | head -n 1)
-  score=$(sed -n 's|^  W/D/L .*, score \([0-9.]*\)$|\1|p' <<<"$result" | head -n 1)
-  elo=$(sed -n 's|^  \(Elo [^:(]*\).*|\1|p' <<<"$result" | head -n 1)
-  interval=$(sed -n 's|^  Elo .*(95 %: \([^)]*\)).*|\1|p' <<<"$result" | head -n 1)
-  played=$(sed -n 's|^\([0-9]*\) games in .*|\1|p' <<<"$result" | tail -n 1)
-  [ -n "$wdl" ] && [ -n "$score" ] || die "rung $rung: cannot read the match's result"
-  elo=${elo% }
-  [ -n "$interval" ] && elo="$elo (95 %: $interval)"
-  rows+=("| $opp | $tc | ${played:-$games} | $wdl | $score | $elo | ${seconds} s |")
+  echo "strength-ladder: $game $rung: volkhv match ${args[*]}" >&2
+  row=$(match_row "$binary" "$opp" "$tc" "${args[@]}") || exit 2
+  rows+=("$row")
   ran_any=1
 done
 [ "$ran_any" = 1 ] || die "no rung to play"

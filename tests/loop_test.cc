@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
 #include "tests/test_toolkit.h"
+#include "training/loop_budget.h"
 #include "training/run_lock.h"
 
 namespace volkhv {
@@ -127,6 +128,102 @@ TEST(LoopTest, TwoGenerationsEndToEnd) {
   const std::string other = WriteConfig(dir, 3);
   EXPECT_EQ(RunVolkhvLoop("--config " + other + " --dir " + run), 1);
   ExpectCompleteRun(run, 2);
+}
+
+// A budget smaller than one generation: the first generation runs (nothing
+// is known of its cost before), then the loop stops; a rerun with the same
+// budget does nothing, and one without a budget finishes the run.
+TEST(LoopTest, ABudgetStopsTheRunAndARerunWithoutOneFinishesIt) {
+  const std::string dir = Dir("budget");
+  const std::string config = WriteConfig(dir, 2);
+  const std::string run = dir + "/run";
+  const std::string budget = " --wall-hours 0.0000001 --cpu-hours 1000";
+  ASSERT_EQ(RunVolkhvLoop("--config " + config + " --dir " + run + budget), 0);
+  EXPECT_TRUE(fs::exists(run + "/generations/gen-0001.textproto"));
+  EXPECT_FALSE(fs::exists(run + "/generations/gen-0002.textproto"));
+  auto records = training::ReadGenerations(run);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1);
+  EXPECT_GT((*records)[0].cpu_seconds(), 0);
+  ASSERT_EQ(RunVolkhvLoop("--dir " + run + budget), 0);
+  EXPECT_FALSE(fs::exists(run + "/generations/gen-0002.textproto"));
+  ASSERT_EQ(RunVolkhvLoop("--dir " + run), 0);
+  ExpectCompleteRun(run, 2);
+  EXPECT_EQ(RunVolkhvLoop("--dir " + run + " --cpu-hours -1"), 2);
+}
+
+// Two one-generation runs at a tiny budget, then every match of the report.
+TEST(LoopTest, AbLearningScriptTrainsBothRunsAndReportsEveryMatch) {
+  const std::string dir = Dir("ab");
+  const std::string a = WriteConfig(dir, 1);
+  const std::string b = WriteConfig(dir, 2);
+  const std::string command =
+      Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ab-learning.sh --a ", a,
+          " --b ", b, " --cpu-hours 0.0000001 --games 2 --visits 4 --out ", dir,
+          "/ab --opponents random,ab1 --binary ", VOLKHV_BINARY, " >", dir,
+          "/stdout.txt 2>&1");
+  ASSERT_EQ(std::system(command.c_str()), 0)
+      << testing::Slurp(dir + "/stdout.txt");
+  const std::string report = testing::Slurp(dir + "/ab/report.md");
+  // Each run stopped after its first generation: the budget, not the
+  // configs' 1 and 2 generations.
+  EXPECT_NE(report.find("| A: tiny-1 | 1 | "), std::string::npos) << report;
+  EXPECT_NE(report.find("| B: tiny-2 | 1 | "), std::string::npos) << report;
+  for (const std::string row : {"| random | tiny-1: 4 visits | 2 | ",
+                                "| alphabeta:depth=1 | tiny-1: 4 visits | 2 | ",
+                                "| random | tiny-2: 4 visits | 2 | ",
+                                "| alphabeta:depth=1 | tiny-2: 4 visits | 2 | ",
+                                "| tiny-2 | tiny-1: 4 visits each | 2 | "}) {
+    const size_t at = report.find(row);
+    ASSERT_NE(at, std::string::npos) << row << "\n" << report;
+    int wins = -1, draws = -1, losses = -1;
+    ASSERT_EQ(std::sscanf(report.c_str() + at + row.size(), "%d/%d/%d", &wins,
+                          &draws, &losses),
+              3)
+        << report;
+    EXPECT_EQ(wins + draws + losses, 2) << report;
+  }
+  const std::string bad =
+      Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ab-learning.sh --a ", a,
+          " --b ", b, " --cpu-hours x >", dir, "/bad.txt 2>&1");
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
+  EXPECT_EQ(
+      testing::Slurp(dir + "/bad.txt"),
+      "ab-learning: option '--cpu-hours': 'x' is not a positive number\n");
+  fs::remove_all(dir);
+}
+
+proto::GenerationRecord Spent(double cpu_seconds, double wall_seconds) {
+  proto::GenerationRecord r;
+  r.set_cpu_seconds(cpu_seconds);
+  r.set_wall_seconds(wall_seconds);
+  return r;
+}
+
+TEST(LoopBudgetTest, StopsWhenSpentOrWhenTheMeanGenerationWouldOverrun) {
+  const training::LoopBudget none;
+  const training::LoopBudget hour{.cpu_hours = 1, .wall_hours = 0};
+  std::vector<proto::GenerationRecord> done;
+  EXPECT_EQ(training::BudgetStop(hour, done), "");
+  done.push_back(Spent(1000, 5000));
+  done.push_back(Spent(1400, 5000));
+  // 2400 s spent, 1200 s a generation: 3600 is not past the budget.
+  EXPECT_EQ(training::BudgetStop(hour, done), "");
+  EXPECT_EQ(training::BudgetStop(none, done), "");
+  done.push_back(Spent(1300, 5000));
+  // 3700 s spent: past one hour.
+  EXPECT_NE(training::BudgetStop(hour, done).find("CPU budget spent"),
+            std::string::npos);
+  done.pop_back();
+  done.push_back(Spent(1100, 5000));
+  // 3500 s spent, 1167 s a generation: the next would overrun.
+  EXPECT_NE(training::BudgetStop(hour, done).find("another generation"),
+            std::string::npos);
+  // 15000 s of wall time spent, 5000 s a generation.
+  EXPECT_EQ(training::BudgetStop({.cpu_hours = 0, .wall_hours = 6}, done), "");
+  EXPECT_NE(training::BudgetStop({.cpu_hours = 0, .wall_hours = 5}, done)
+                .find("wall-clock budget: 4.167 of 5.000 hours"),
+            std::string::npos);
 }
 
 TEST(LoopTest, KilledAndRestartedLoopLosesNothing) {

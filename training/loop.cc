@@ -149,7 +149,7 @@ class Loop {
                                                   int games, bool pgn);
   absl::Status Finish(int g, const std::string& selfplay_net,
                       std::vector<proto::GenerationRecord>* done,
-                      double seconds);
+                      double seconds, double cpu_seconds);
 
   const LoopOptions& options_;
   const proto::LoopConfig config_;
@@ -382,7 +382,7 @@ absl::StatusOr<proto::EvaluationStats> Loop::Evaluate(
 
 absl::Status Loop::Finish(int g, const std::string& selfplay_net,
                           std::vector<proto::GenerationRecord>* done,
-                          double seconds) {
+                          double seconds, double cpu_seconds) {
   proto::GenerationRecord record;
   record.set_generation(g + 1);
   record.set_net(fs::path(paths_.Net(g + 1)).filename().string());
@@ -433,6 +433,7 @@ absl::Status Loop::Finish(int g, const std::string& selfplay_net,
   record.set_elo_total_error(std::sqrt(
       base_error2 + vs_previous->elo_error() * vs_previous->elo_error()));
   record.set_wall_seconds(seconds);
+  record.set_cpu_seconds(cpu_seconds);
   record.set_finished(nn::UtcTimestamp());
   if (absl::Status s = WriteTextProto(paths_.Generation(g + 1), record);
       !s.ok()) {
@@ -477,13 +478,20 @@ absl::Status Loop::Run() {
     }
   }
   for (int g = static_cast<int>(done->size()); g < config_.generations(); ++g) {
+    if (const std::string reason = BudgetStop(options_.budget, *done);
+        !reason.empty()) {
+      Log(Cat("stopping: ", reason));
+      break;
+    }
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = ProcessCpuSeconds();
     const std::string selfplay_net = SelfplayNet(g, *done);
     if (absl::Status s = SelfPlay(g, selfplay_net); !s.ok()) return s;
     if (Stopped(options_)) break;
     if (absl::Status s = Train(g); !s.ok()) return s;
     if (Stopped(options_)) break;
-    if (absl::Status s = Finish(g, selfplay_net, &*done, Seconds(start));
+    if (absl::Status s = Finish(g, selfplay_net, &*done, Seconds(start),
+                                ProcessCpuSeconds() - cpu_start);
         !s.ok()) {
       return s;
     }

@@ -1,6 +1,7 @@
 # The generation loop (self-play, training, evaluation) and its report.
 add_library(volkhv_loop STATIC
   training/loop.cc
+  training/loop_budget.cc
   training/loop_report.cc
   training/net_release.cc
   training/run_lock.cc

@@ -31,6 +31,7 @@
 #include "nn/evaluator.h"
 #include "proto/loop_config.pb.h"
 #include "proto/loop_state.pb.h"
+#include "training/loop_budget.h"
 
 namespace volkhv::training {
 
@@ -49,6 +50,9 @@ struct LoopOptions {
   NetEvaluatorLoader load_net;
   std::function<void(const std::string&)> log;  // progress lines
   const std::atomic<bool>* stop = nullptr;      // ends the loop early
+  // Stops before a generation that the budget cannot pay for (no limit by
+  // default); not part of the run's config, so a run can be given more.
+  LoopBudget budget;
 };
 
 // Text-format LoopConfig; unknown keys and bad values are errors naming the
@@ -58,7 +62,8 @@ absl::StatusOr<proto::LoopConfig> ParseLoopConfig(std::string_view text,
 absl::StatusOr<proto::LoopConfig> ReadLoopConfig(const std::string& path);
 absl::Status ValidateLoopConfig(const proto::LoopConfig& config);
 
-// Runs generations until config.generations nets are trained (or *stop).
+// Runs generations until config.generations nets are trained, the budget
+// is spent (training/loop_budget.h) or *stop.
 // Thread-safety: one loop per run directory at a time; a second one (in
 // any process) fails at once with FailedPrecondition.
 absl::Status RunLoop(const LoopOptions& options);

@@ -124,7 +124,8 @@ absl::Status WriteMetricsCsv(const std::vector<proto::GenerationRecord>& rows,
       "validation_value_loss,policy_accuracy,value_accuracy,"
       "samples_per_second,load_wait_share,eval_games,eval_wins,eval_draws,"
       "eval_losses,eval_score,elo_vs_previous,elo_error,elo_total,"
-      "elo_total_error,score_vs_random,elo_vs_random,wall_seconds,finished\n";
+      "elo_total_error,score_vs_random,elo_vs_random,wall_seconds,finished,"
+      "cpu_seconds\n";
   for (const proto::GenerationRecord& r : rows) {
     const proto::SelfplayRunStats& s = r.selfplay();
     const proto::TrainingRunStats& t = r.training();
@@ -154,7 +155,8 @@ absl::Status WriteMetricsCsv(const std::vector<proto::GenerationRecord>& rows,
                ? absl::StrFormat("%.4f,%.1f,", r.vs_random().score(),
                                  r.vs_random().elo())
                : std::string(",,"),
-           absl::StrFormat("%.1f,%s\n", r.wall_seconds(), r.finished()));
+           absl::StrFormat("%.1f,%s,%.1f\n", r.wall_seconds(), r.finished(),
+                           r.cpu_seconds()));
   }
   return nn::WriteFileAtomically(path, csv);
 }
