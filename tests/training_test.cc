@@ -182,6 +182,9 @@ TEST(TrainingConfigTest, RejectsUnknownKeysAndBadValuesNamingTheKey) {
       {"validation_fraction: 0.9", "validation_fraction"},
       {"policy_loss_weight: 0\nvalue_loss_weight: 0", "value_loss_weight"},
       {"search_value_weight: 1.5", "search_value_weight"},
+      {"td_value_weight: -0.1", "td_value_weight"},
+      {"td_horizon_plies: 0", "td_horizon_plies"},
+      {"search_value_weight: 0.6\ntd_value_weight: 0.6", "td_value_weight"},
       {"result_discount: 0", "result_discount"},
       {"result_discount: 1.01", "result_discount"},
       {"loader_threads: 0", "loader_threads"},
@@ -574,6 +577,49 @@ TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
   ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, {}, &batch).ok());
   EXPECT_EQ(std::vector<float>(batch.wdl.begin(), batch.wdl.begin() + 3),
             (std::vector<float>{1, 0, 0}));
+}
+
+// td_value_weight mixes in the root WDL recorded td_horizon plies later, seen
+// from the sample's side to move, or the result past the game's end.
+TEST(DatasetTest, TdValueWeightMixesInALaterRootWdl) {
+  const ScopedTempDir test_dir;
+  std::vector<proto::GameRecord> games =
+      SyntheticGames("tavlei9", {.games = 1, .tag = "t"});
+  proto::GameRecord& game = games[0];
+  game.set_winner(proto::GameRecord::FIRST_PLAYER);
+  ASSERT_GE(game.plies_size(), 4);
+  const std::vector<std::vector<float>> root = {
+      {0.2f, 0.3f, 0.5f}, {}, {0.6f, 0.1f, 0.3f}, {0.1f, 0.2f, 0.7f}};
+  for (int p = 0; p < 4; ++p) {
+    game.mutable_plies(p)->clear_root_wdl();
+    for (float x : root[p]) game.mutable_plies(p)->add_root_wdl(x);
+  }
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      WriteAndLoadTavlei9(test_dir.path(), games);
+  ASSERT_TRUE(data.ok()) << data.status();
+  auto target = [&](uint32_t ply, ValueTarget value) {
+    Batch batch;
+    EXPECT_TRUE((*data)->BuildBatch({{{0, ply}, 0}}, value, &batch).ok());
+    return std::vector<float>(batch.wdl.begin(), batch.wdl.begin() + 3);
+  };
+  auto near = [](std::vector<float> got, std::vector<float> want) {
+    for (int i = 0; i < 3; ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << i;
+  };
+  // Ply 0, the winner to move: ply 1 has no root WDL, so ply 2's (the same
+  // side to move) is the later value.
+  near(target(0, {.search_value_weight = 0.25,
+                  .td_value_weight = 0.5,
+                  .td_horizon = 1}),
+       {0.25f + 0.25f * 0.2f + 0.5f * 0.6f, 0.25f * 0.3f + 0.5f * 0.1f,
+        0.25f * 0.5f + 0.5f * 0.3f});
+  // Ply 1, the loser to move: ply 2 is the opponent's (flipped), ply 3 its
+  // own.
+  near(target(1, {.td_value_weight = 1, .td_horizon = 1}), {0.3f, 0.1f, 0.6f});
+  near(target(1, {.td_value_weight = 1, .td_horizon = 2}), {0.1f, 0.2f, 0.7f});
+  // Past the end of the game: the result.
+  near(target(1, {.td_value_weight = 1, .td_horizon = 1000}), {0, 0, 1});
+  // Off: the result alone.
+  near(target(0, {.td_horizon = 1}), {1, 0, 0});
 }
 
 // result_discount moves a decided result towards a draw by the plies left.

@@ -412,6 +412,28 @@ absl::StatusOr<std::unique_ptr<GameState>> Dataset::StateAt(
   return state;
 }
 
+void Dataset::FutureValue(const proto::GameRecord& record, uint32_t ply,
+                          int horizon, const GameState& state,
+                          const float result[3], float out[3]) {
+  std::copy(result, result + 3, out);
+  uint32_t later = ply + horizon;
+  while (later < static_cast<uint32_t>(record.plies_size()) &&
+         record.plies(later).root_wdl_size() != 3) {
+    ++later;
+  }
+  if (later >= static_cast<uint32_t>(record.plies_size())) return;
+  // Whose value the later root WDL is: replay to it.
+  std::unique_ptr<GameState> future = state.Clone();
+  for (uint32_t p = ply; p < later; ++p) {
+    future->Play(selfplay::UnpackMove(record.plies(p).move()));
+  }
+  const bool same_side = future->SideToMove() == state.SideToMove();
+  const proto::PlyRecord& at = record.plies(later);
+  out[0] = at.root_wdl(same_side ? 0 : 2);
+  out[1] = at.root_wdl(1);
+  out[2] = at.root_wdl(same_side ? 2 : 0);
+}
+
 absl::Status Dataset::BuildOne(const Sample& sample, int row,
                                const ValueTarget& value, Batch* batch,
                                std::vector<float>* scratch) const {
@@ -486,10 +508,19 @@ absl::Status Dataset::BuildOne(const Sample& sample, int row,
     wdl[s.SideToMove() == winning_side ? 0 : 2] = decided;
     wdl[1] = 1 - decided;
   }
+  const float result[3] = {wdl[0], wdl[1], wdl[2]};
   if (value.search_value_weight > 0 && ply.root_wdl_size() == 3) {
     const double w = value.search_value_weight;
     for (int i = 0; i < 3; ++i) {
       wdl[i] = static_cast<float>((1 - w) * wdl[i] + w * ply.root_wdl(i));
+    }
+  }
+  if (value.td_value_weight > 0) {
+    float future[3];
+    FutureValue(record, sample.ref.ply, value.td_horizon, s, result, future);
+    const double t = value.td_value_weight;
+    for (int i = 0; i < 3; ++i) {
+      wdl[i] = static_cast<float>(wdl[i] - t * result[i] + t * future[i]);
     }
   }
   return absl::OkStatus();

@@ -55,9 +55,13 @@ struct ValueTarget {
   // The result of a decided game, k plies before its last recorded ply:
   // W (or L) = result_discount^k, D = the rest; in (0, 1], 1 = one-hot.
   double result_discount = 1;
-  // Then (1 - w) * that + w * the ply's root WDL (plies without one keep
-  // the result); in [0, 1].
+  // Then (1 - w - t) * that + w * the ply's root WDL + t * the root WDL
+  // `td_horizon` plies later (the first later ply with one, seen from this
+  // ply's side; the result where the game ends first). Plies without a root
+  // WDL keep the result's share w. w, t in [0, 1], w + t <= 1.
   double search_value_weight = 0;
+  double td_value_weight = 0;
+  int td_horizon = 8;
 };
 
 // Per-position policy targets are sparse: up to kTargetStride (policy
@@ -152,6 +156,12 @@ class Dataset {
 
  private:
   Dataset() = default;
+  // `result` (this ply's game result, WDL from `state`'s side to move), or
+  // the root WDL of the first ply at least `horizon` plies after `ply` that
+  // has one, seen from that side.
+  static void FutureValue(const proto::GameRecord& record, uint32_t ply,
+                          int horizon, const GameState& state,
+                          const float result[3], float out[3]);
   absl::Status BuildOne(const Sample& sample, int row, const ValueTarget& value,
                         Batch* batch, std::vector<float>* scratch) const;
 

@@ -435,7 +435,9 @@ struct Trainer::Impl {
       const int64_t target = state.target_step();
       const ValueTarget value{
           .result_discount = config().result_discount(),
-          .search_value_weight = config().search_value_weight()};
+          .search_value_weight = config().search_value_weight(),
+          .td_value_weight = config().td_value_weight(),
+          .td_horizon = config().td_horizon_plies()};
       prefetcher = std::make_unique<Prefetcher>(
           [=](int64_t s, Batch* batch) -> absl::Status {
             if (s >= target) {  // built ahead past the call's end

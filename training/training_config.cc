@@ -74,6 +74,13 @@ absl::Status ValidateTrainingConfig(const proto::TrainingConfig& c) {
   s.Update(CheckFloat("value_loss_weight", c.value_loss_weight(), 0, 100));
   s.Update(CheckFloat("search_value_weight", c.search_value_weight(), 0, 1));
   s.Update(CheckFloat("result_discount", c.result_discount(), 0, 1, true));
+  s.Update(CheckFloat("td_value_weight", c.td_value_weight(), 0, 1));
+  s.Update(CheckInt("td_horizon_plies", c.td_horizon_plies(), 1, 1000));
+  if (s.ok() && c.search_value_weight() + c.td_value_weight() > 1) {
+    s = absl::InvalidArgumentError(
+        Cat("search_value_weight + td_value_weight: must be at most 1, got ",
+            c.search_value_weight() + c.td_value_weight()));
+  }
   if (s.ok() && c.policy_loss_weight() == 0 && c.value_loss_weight() == 0) {
     s = absl::InvalidArgumentError(
         "policy_loss_weight, value_loss_weight: must not both be 0");
