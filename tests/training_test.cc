@@ -579,6 +579,50 @@ TEST(DatasetTest, SearchValueWeightMixesTheRootWdlIntoTheTarget) {
             (std::vector<float>{1, 0, 0}));
 }
 
+// A ply whose policy target is the improved policy trains on its
+// probabilities, not on its visit counts; bad probabilities are refused.
+TEST(DatasetTest, ImprovedPolicyTargetsTrainOnTheirProbabilities) {
+  const ScopedTempDir test_dir;
+  std::vector<proto::GameRecord> games =
+      SyntheticGames("tavlei9", {.games = 1, .tag = "g"});
+  proto::PlyRecord* ply = games[0].mutable_plies(0);
+  ASSERT_GE(ply->visits_size(), 2);
+  ply->set_policy_target(proto::IMPROVED_POLICY);
+  for (int v = 0; v < ply->visits_size(); ++v) {
+    // Visits say the first move; the improved policy says the second.
+    ply->mutable_visits(v)->set_visits(v == 0 ? 10 : 0);
+    ply->mutable_visits(v)->set_probability(v == 1 ? 0.75f : 0.0f);
+  }
+  ply->mutable_visits(0)->set_probability(0.25f);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      WriteAndLoadTavlei9(test_dir.path(), games);
+  ASSERT_TRUE(data.ok()) << data.status();
+  Batch batch;
+  ASSERT_TRUE((*data)->BuildBatch({{{0, 0}, 0}}, {}, &batch).ok());
+  absl::StatusOr<std::unique_ptr<GameState>> state = (*data)->StateAt({0, 0});
+  ASSERT_TRUE(state.ok());
+  const int first = (*data)->encoder().PolicyIndex(
+      **state, selfplay::UnpackMove(ply->visits(0).move()));
+  const int second = (*data)->encoder().PolicyIndex(
+      **state, selfplay::UnpackMove(ply->visits(1).move()));
+  ASSERT_EQ(batch.target_count[0], 2);
+  std::map<int64_t, float> got;
+  for (int k = 0; k < 2; ++k) got[batch.policy_index[k]] = batch.policy_prob[k];
+  EXPECT_FLOAT_EQ(got[first], 0.25f);
+  EXPECT_FLOAT_EQ(got[second], 0.75f);
+  EXPECT_EQ(batch.best_index[0], second);
+
+  proto::GameRecord bad = games[0];
+  bad.mutable_plies(0)->mutable_visits(1)->set_probability(0.5f);
+  const absl::Status status = CheckRecordValues(bad);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(std::string(status.message()).find("visits.probability"),
+            std::string::npos)
+      << status;
+  bad.mutable_plies(0)->mutable_visits(1)->set_probability(NAN);
+  EXPECT_FALSE(CheckRecordValues(bad).ok());
+}
+
 // td_value_weight mixes in the root WDL recorded td_horizon plies later, seen
 // from the sample's side to move, or the result past the game's end.
 TEST(DatasetTest, TdValueWeightMixesInALaterRootWdl) {

@@ -155,6 +155,21 @@ absl::Status CheckRecordValues(const proto::GameRecord& record) {
                    " is out of range");
       }
     }
+    if (ply.policy_target() == proto::IMPROVED_POLICY) {
+      double sum = 0;
+      for (int v = 0; v < ply.visits_size(); ++v) {
+        const float x = ply.visits(v).probability();
+        if (!(x >= 0 && x <= 1)) {
+          return bad(Cat("visits[", v, "].probability"), absl::StrCat(x),
+                     " is not a probability");
+        }
+        sum += x;
+      }
+      if (ply.visits_size() > 0 && std::abs(sum - 1) > kWdlSumTolerance) {
+        return bad("visits.probability", "sums to ", absl::StrCat(sum),
+                   ", not 1");
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -171,8 +186,9 @@ void Batch::Resize(int capacity, const nn::InputShape& shape) {
 
 bool IsTrainingPly(const proto::PlyRecord& ply) {
   if (!ply.full_search()) return false;
+  const bool improved = ply.policy_target() == proto::IMPROVED_POLICY;
   for (const proto::MoveVisits& v : ply.visits()) {
-    if (v.visits() > 0) return true;
+    if ((improved ? v.probability() : v.visits()) > 0) return true;
   }
   return false;
 }
@@ -451,22 +467,25 @@ absl::Status Dataset::BuildOne(const Sample& sample, int row,
     symmetries_->TransformPlanes(sample.symmetry, scratch->data(), planes);
   }
 
-  // The visit distribution by policy index, shared indices added up.
+  // The policy target (visit counts or the improved policy) by policy
+  // index, shared indices added up.
   const proto::GameRecord& record = games_[sample.ref.game];
   const proto::PlyRecord& ply = record.plies(sample.ref.ply);
+  const bool improved = ply.policy_target() == proto::IMPROVED_POLICY;
   std::vector<std::pair<int64_t, double>> targets;
   targets.reserve(ply.visits_size());
   double total = 0;
   for (const proto::MoveVisits& v : ply.visits()) {
-    if (v.visits() == 0) continue;
+    const double weight = improved ? v.probability() : v.visits();
+    if (weight <= 0) continue;
     const int index = symmetries_->MapPolicyIndex(
         sample.symmetry,
         encoder_->PolicyIndex(s, selfplay::UnpackMove(v.move())));
     if (index < 0) {
       return absl::InternalError("a symmetry maps a move off the board");
     }
-    targets.emplace_back(index, static_cast<double>(v.visits()));
-    total += v.visits();
+    targets.emplace_back(index, weight);
+    total += weight;
   }
   std::sort(targets.begin(), targets.end());
   int64_t* index_out =
