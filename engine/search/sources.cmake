@@ -1,6 +1,7 @@
 # The search library: MCTS over the game interface (no LibTorch).
 add_library(volkhv_search STATIC
   engine/search/gumbel.cc
+  engine/search/gumbel_select.cc
   engine/search/random.cc
   engine/search/search.cc
   engine/search/search_params.cc
