@@ -152,9 +152,10 @@ std::string PlayerSpecHelp() {
          "visits\n"
          "      (without net=: the command's --net, by default auto, the "
          "game's bundled net)\n"
-         "      (also nodes=N playouts, movetime=MS, and any search "
-         "parameter,\n"
-         "       e.g. cpuct_init=2.0)\n"
+         "      (also nodes=N playouts, movetime=MS, root=puct|gumbel "
+         "(Gumbel AlphaZero's\n"
+         "       root search, deterministic), and any search parameter, "
+         "e.g. cpuct_init=2.0)\n"
          "  any kind: name=LABEL for tables and game files\n";
 }
 
@@ -276,12 +277,18 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
         absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 1 << 30);
         if (!x.ok()) return x.status();
         limits.time_ms = *x;
+      } else if (key == "root") {
+        if (value != "puct" && value != "gumbel") {
+          return absl::InvalidArgumentError(
+              Cat("player mcts: root: '", value, "' is not puct or gumbel"));
+        }
+        params.gumbel = value == "gumbel";
       } else if (absl::Status s = search::SetSearchParam(&params, key, value);
                  !s.ok()) {
         return absl::InvalidArgumentError(
             Cat("player mcts: ", s.message(),
                 " (known besides search parameters: net, visits, nodes, "
-                "movetime, name)"));
+                "movetime, root, name)"));
       }
     }
     if (limits.visits == 0 && limits.nodes == 0 && limits.time_ms == 0) {

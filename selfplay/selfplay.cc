@@ -100,8 +100,9 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
   absl::StatusOr<search::SearchParams> cheap_params =
       SelfplaySearchParams(config, /*full_search=*/false);
   if (!cheap_params.ok()) return cheap_params.status();
+  // Gumbel searches force no playouts (SelfplaySearchParams).
   const bool prune =
-      config.policy_target_pruning() && config.forced_playouts_k() > 0;
+      config.policy_target_pruning() && full_params->forced_playouts_k > 0;
   const bool resign_enabled = config.resign_consecutive_plies() > 0;
 
   search::Rng rng(Mix(seed, 1));
@@ -189,11 +190,18 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
     std::vector<std::pair<Move, uint32_t>> visits;
     if (full) {
       visits = prune ? search.PrunedRootVisits() : search.RootVisits();
-      for (const auto& [move, count] : visits) {
-        if (count == 0) continue;
+      const std::vector<std::pair<Move, float>> improved =
+          search.ImprovedRootPolicy();
+      if (!improved.empty()) p->set_policy_target(proto::IMPROVED_POLICY);
+      for (size_t i = 0; i < visits.size(); ++i) {
+        const auto& [move, count] = visits[i];
+        // Both lists are in legal-move order.
+        const float probability = improved.empty() ? 0 : improved[i].second;
+        if (count == 0 && probability <= 0) continue;
         proto::MoveVisits* mv = p->add_visits();
         mv->set_move(PackMove(move));
         mv->set_visits(count);
+        if (!improved.empty()) mv->set_probability(probability);
       }
     }
     for (float x : r.root_wdl) p->add_root_wdl(x);

@@ -124,6 +124,13 @@ absl::StatusOr<search::SearchParams> SelfplaySearchParams(
   params.minibatch_size = config.minibatch();
   params.dirichlet_alpha_factor = config.dirichlet_alpha_factor();
   params.dirichlet_epsilon = config.dirichlet_epsilon();
+  if (params.gumbel) {
+    // Gumbel's own noise explores; its target needs no pruning.
+    params.gumbel_noise = true;
+    params.root_noise = false;
+    params.forced_playouts_k = 0;
+    return params;
+  }
   params.root_noise = full_search && config.dirichlet_epsilon() > 0;
   params.forced_playouts_k = full_search ? config.forced_playouts_k() : 0;
   return params;

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -150,6 +151,40 @@ TEST(LoopTest, ABudgetStopsTheRunAndARerunWithoutOneFinishesIt) {
   ASSERT_EQ(RunVolkhvLoop("--dir " + run), 0);
   ExpectCompleteRun(run, 2);
   EXPECT_EQ(RunVolkhvLoop("--dir " + run + " --cpu-hours -1"), 2);
+}
+
+// Gumbel self-play: the records carry the improved policy, the trainer
+// learns from them, and the generation completes.
+TEST(LoopTest, GumbelSelfplayRecordsTrain) {
+  const std::string dir = Dir("gumbel");
+  std::string text = kTinyConfig;
+  text.replace(text.find("GENERATIONS"), 11, "1");
+  text.replace(text.find("selfplay {") + 10, 0,
+               "\n  search_params { name: \"gumbel\" value: \"1\" }");
+  const std::string config = dir + "/gumbel.textproto";
+  std::ofstream(config) << text;
+  const std::string run = dir + "/run";
+  ASSERT_EQ(RunVolkhvLoop("--config " + config + " --dir " + run), 0);
+  ExpectCompleteRun(run, 1);
+  int improved = 0;
+  auto files = selfplay::ListRecordFiles(run + "/games");
+  ASSERT_TRUE(files.ok());
+  for (const std::string& path : *files) {
+    auto games = selfplay::ReadGameRecords(path);
+    ASSERT_TRUE(games.ok());
+    for (const proto::GameRecord& game : *games) {
+      for (const proto::PlyRecord& ply : game.plies()) {
+        improved += ply.policy_target() == proto::IMPROVED_POLICY;
+      }
+    }
+  }
+  EXPECT_GT(improved, 0);
+  auto records = training::ReadGenerations(run);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1);
+  EXPECT_GT((*records)[0].training().step(), 0);
+  EXPECT_TRUE(std::isfinite((*records)[0].training().policy_loss()));
+  fs::remove_all(dir);
 }
 
 // Two one-generation runs at a tiny budget, then every match of the report.

@@ -489,6 +489,86 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
   }
 }
 
+// Gumbel search at tiny budgets: the one move that does not lose is chosen
+// however small its prior, as PUCT does.
+TEST(GumbelSearchTest, TinyBudgetsNeverChooseAKnownLoss) {
+  auto state = State("tavlei9", "9/9/t8/9/K7t/3t5/9/9/4t4 a 0");
+  const Move block = ParseMove(*state, "d4-a4");
+  for (const int budget : {2, 4, 8, 16}) {
+    SCOPED_TRACE(budget);
+    FakeEvaluator evaluator(ShyOfSquare(block.from));
+    SearchParams params;
+    params.gumbel = true;
+    params.gumbel_noise = true;
+    params.wins_in_five = false;
+    Search search(params, &evaluator, 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    const SearchResult result = search.Run(Visits(budget + 1));
+    EXPECT_EQ(result.best_move, block);
+    EXPECT_EQ(search.BestMove(), block);
+    EXPECT_EQ(search.SampleMove(1.0), block);
+  }
+}
+
+// Sequential Halving in the real search: 4 moves considered, 16 simulations
+// (the root's own evaluation is the 17th visit): two visits each, then four
+// more for each of the best two, whatever the minibatch size.
+TEST(GumbelSearchTest, SequentialHalvingSpreadsTheVisitsAsDocumented) {
+  auto state = State("tavlei9");
+  for (const int minibatch : {1, 8, 32}) {
+    SCOPED_TRACE(minibatch);
+    nn::UniformEvaluator evaluator;
+    SearchParams params;
+    params.gumbel = true;
+    params.gumbel_considered = 4;
+    params.minibatch_size = minibatch;
+    Search search(params, &evaluator, 1);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    const SearchResult result = search.Run(Visits(17));
+    std::vector<uint32_t> visits;
+    for (const auto& [move, n] : search.RootVisits()) {
+      if (n > 0) visits.push_back(n);
+    }
+    std::sort(visits.begin(), visits.end());
+    EXPECT_EQ(visits, (std::vector<uint32_t>{2, 2, 6, 6}));
+    // The choice is one of the two survivors.
+    const MoveInfo* chosen = FindMove(result, result.best_move);
+    ASSERT_NE(chosen, nullptr);
+    EXPECT_EQ(chosen->visits, 6u);
+  }
+}
+
+TEST(GumbelSearchTest, ImprovedPolicyCoversEveryLegalMoveAndSumsToOne) {
+  auto state = State("tavreli");
+  MoveList legal;
+  state->LegalMoves(&legal);
+  nn::UniformEvaluator evaluator;
+  SearchParams params;
+  params.gumbel = true;
+  params.gumbel_noise = true;
+  Search search(params, &evaluator, 5);
+  EXPECT_TRUE(search.ImprovedRootPolicy().empty());  // no Run yet
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  const SearchResult result = search.Run(Visits(33));
+  const auto policy = search.ImprovedRootPolicy();
+  ASSERT_EQ(static_cast<int>(policy.size()), legal.size());
+  double sum = 0;
+  for (const auto& [move, p] : policy) {
+    EXPECT_TRUE(legal.contains(move));
+    EXPECT_GE(p, 0.0f);
+    sum += p;
+  }
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  // Same seed, same search; PUCT gives no improved policy.
+  Search again(params, &evaluator, 5);
+  ASSERT_TRUE(again.SetPosition(*state).ok());
+  EXPECT_EQ(again.Run(Visits(33)).best_move, result.best_move);
+  Search puct(SearchParams{}, &evaluator, 5);
+  ASSERT_TRUE(puct.SetPosition(*state).ok());
+  puct.Run(Visits(33));
+  EXPECT_TRUE(puct.ImprovedRootPolicy().empty());
+}
+
 TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
   // Defenders to move: a5-a7 takes a8 against the exit a9 and opens a9;
   // no attacker can reach a8 or capture the prince on a7. The net is shy

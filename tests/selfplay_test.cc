@@ -348,8 +348,12 @@ TEST(SelfplayConfigTest, ExampleConfigsParse) {
 void CheckRecord(const proto::GameRecord& record,
                  const proto::SelfplayConfig& config, int* full_plies,
                  int* cheap_plies) {
-  const bool pruned =
-      config.policy_target_pruning() && config.forced_playouts_k() > 0;
+  bool gumbel = false;
+  for (const auto& param : config.search_params()) {
+    gumbel |= param.name() == "gumbel" && param.value() == "1";
+  }
+  const bool pruned = !gumbel && config.policy_target_pruning() &&
+                      config.forced_playouts_k() > 0;
   std::unique_ptr<GameState> final_state;
   const absl::Status replay =
       ReplayRecord(record, [&](const GameState& state, int ply) {
@@ -380,11 +384,28 @@ void CheckRecord(const proto::GameRecord& record,
           return;
         }
         ++*full_plies;
+        // A root proven before its search (an immediate win) learns its
+        // winning move from visits, Gumbel or not.
+        const bool improved = p.policy_target() == proto::IMPROVED_POLICY;
+        if (!proven_root) {
+          EXPECT_EQ(improved, gumbel) << "ply " << ply;
+        }
+        if (!gumbel) {
+          EXPECT_FALSE(improved);
+        }
         uint64_t sum = 0;
+        double probability = 0;
         for (const proto::MoveVisits& mv : p.visits()) {
           EXPECT_TRUE(legal.contains(UnpackMove(mv.move())));
-          EXPECT_GT(mv.visits(), 0u);
+          // Gumbel lists every move its improved policy gives a chance.
+          if (!improved) {
+            EXPECT_GT(mv.visits(), 0u);
+          }
           sum += mv.visits();
+          probability += mv.probability();
+        }
+        if (improved) {
+          EXPECT_NEAR(probability, 1.0, 1e-4) << "ply " << ply;
         }
         if (pruned) {
           // Single visits are pruned, except the most visited move's and
@@ -508,6 +529,18 @@ void RunAndCheck(const proto::SelfplayConfig& config, std::string_view game,
             static_cast<uint64_t>(plies) +
                 stats->terminations[proto::GameRecord::RESIGNATION]);
   EXPECT_GT(stats->evaluations, 0u);
+}
+
+TEST(SelfplayRunTest, GumbelGamesRecordTheImprovedPolicy) {
+  nn::UniformEvaluator evaluator;
+  for (std::string_view game : {"tavlei9", "tavreli"}) {
+    SCOPED_TRACE(game);
+    proto::SelfplayConfig config = SmallConfig();
+    proto::SelfplayConfig::SearchParam* gumbel = config.add_search_params();
+    gumbel->set_name("gumbel");
+    gumbel->set_value("1");
+    RunAndCheck(config, game, &evaluator, FreshPath(Cat("gumbel_", game)), -1);
+  }
 }
 
 TEST(SelfplayRunTest, RandomEvaluatorGamesReplayAndAddUp) {

@@ -130,6 +130,25 @@ std::string_view StopReasonName(StopReason reason) {
   return "?";
 }
 
+namespace {
+
+// The root simulations Sequential Halving plans for in one Run: the visits
+// still to reach, else the node limit, else `unlimited`.
+int GumbelBudget(const SearchLimits& limits, uint32_t root_visits,
+                 int unlimited) {
+  uint64_t budget = unlimited;
+  if (!limits.infinite && limits.visits > 0) {
+    // The root's own first evaluation is not a simulation of a child.
+    const uint64_t done = std::max<uint64_t>(root_visits, 1);
+    budget = limits.visits > done ? limits.visits - done : 1;
+  } else if (!limits.infinite && limits.nodes > 0) {
+    budget = limits.nodes;
+  }
+  return static_cast<int>(std::min<uint64_t>(budget, 1 << 24));
+}
+
+}  // namespace
+
 // One leaf of a minibatch: its path from the root and a copy of the game
 // played along it. The state is at the root between minibatches.
 struct Search::Slot {
@@ -176,6 +195,7 @@ void Search::SetParams(const SearchParams& params) { params_ = params; }
 
 absl::Status Search::SetPosition(const GameState& start,
                                  std::span<const Move> moves) {
+  gumbel_root_.Reset();
   std::unique_ptr<GameState> root_state = start.Clone();
   MoveList legal;
   for (size_t i = 0; i < moves.size(); ++i) {
@@ -209,6 +229,7 @@ absl::Status Search::SetPosition(const GameState& start,
 }
 
 absl::Status Search::Advance(Move move) {
+  gumbel_root_.Reset();
   if (root_state_ == nullptr) {
     return absl::FailedPreconditionError("Advance: no position set");
   }
@@ -230,6 +251,7 @@ absl::Status Search::Advance(Move move) {
 }
 
 void Search::ClearTree() {
+  gumbel_root_.Reset();
   tree_.Reset();
   root_noise_applied_ = false;
   if (root_state_ != nullptr) InitRoot();
@@ -258,7 +280,10 @@ void Search::InitRoot() {
 
 void Search::ApplyRootNoise() {
   Node* root = tree_.root();
-  if (!params_.root_noise || root_noise_applied_ || !root->expanded()) return;
+  if (!params_.root_noise || params_.gumbel || root_noise_applied_ ||
+      !root->expanded()) {
+    return;
+  }
   root_noise_applied_ = true;
   std::vector<float> noise(root->num_edges);
   rng_.Dirichlet(params_.dirichlet_alpha_factor / root->num_edges, noise);
@@ -309,6 +334,8 @@ SearchResult Search::Run(const SearchLimits& limits,
   const bool limited =
       !limits.infinite &&
       (limits.visits > 0 || limits.nodes > 0 || limits.time_ms > 0);
+  gumbel_root_.Reset();
+  gumbel_budget_ = GumbelBudget(limits, root->n, params_.gumbel_budget);
   auto fill_stats = [&](SearchResult* r) {
     r->playouts = stats.playouts;
     r->evaluations = stats.evaluations;
@@ -429,7 +456,6 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   slot->proven_now = false;
   Node* const root = tree_.root();
   Node* node = root;
-  const double vl = params_.virtual_loss;
   for (;;) {
     if (node->n == 0 && node->in_flight > 0) {
       // Already waiting for its evaluation: keep the in-flight counts of
@@ -446,68 +472,9 @@ Search::Pick Search::PickLeaf(Slot* slot) {
     }
     if (node->n == 0) break;  // a new leaf
 
-    // PUCT over the children.
-    const int side = node->side_to_move;
     const bool is_root = node == root;
-    const double draw_score = DrawScoreFor(side);
-    const int64_t children_started =
-        int64_t{node->n} - 1 + int64_t{node->in_flight} - 1;
-    const double puct_mult = PuctMultiplier(params_, node->n, children_started);
-    // Forced playouts: k * total child visits; a child is owed visits while
-    // its started visits are below sqrt(this * prior).
-    const double forced_base =
-        is_root && params_.forced_playouts_k > 0
-            ? params_.forced_playouts_k *
-                  static_cast<double>(std::max<int64_t>(children_started, 0))
-            : 0;
-    // One pass (each child is a likely cache miss): children with visits
-    // are scored as they come; the unstarted ones all share the FPU value,
-    // so the best of them is simply the first with the highest prior.
-    double visited_policy = 0;
-    Edge* best_started = nullptr;
-    double best_started_score = -1e300;
-    Edge* best_fresh = nullptr;
-    float best_fresh_prior = -1;
-    for (Edge& edge : node->children()) {
-      const Node* child = edge.child;
-      if (child == nullptr || child->n + child->in_flight == 0) {
-        if (edge.prior > best_fresh_prior) {
-          best_fresh_prior = edge.prior;
-          best_fresh = &edge;
-        }
-        continue;
-      }
-      if (child->n > 0) visited_policy += edge.prior;
-      const double started = double(child->n) + child->in_flight;
-      const double q = (child->UtilityFor(side, draw_score) * child->n -
-                        vl * child->in_flight) /
-                       started;
-      double score = q + puct_mult * edge.prior / (1 + started);
-      // Only children with a completed visit are forced (forcing one whose
-      // first visit is still in flight would only collide), and never a
-      // proven one (its value is exact).
-      if (forced_base > 0 && child->n > 0 && child->proven() == Proven::kNone &&
-          started < std::sqrt(forced_base * edge.prior)) {
-        score = kForcedScore;
-      }
-      if (score > best_started_score) {
-        best_started_score = score;
-        best_started = &edge;
-      }
-    }
-    Edge* best = best_started;
-    if (best_fresh != nullptr) {
-      const double fpu =
-          node->UtilityFor(side, draw_score) -
-          (is_root ? params_.fpu_reduction_at_root : params_.fpu_reduction) *
-              std::sqrt(visited_policy);
-      const double fresh_score = fpu + puct_mult * best_fresh_prior;
-      // Ties go to the earlier edge, as a single scan in order would.
-      if (best == nullptr || fresh_score > best_started_score ||
-          (fresh_score == best_started_score && best_fresh < best)) {
-        best = best_fresh;
-      }
-    }
+    Edge* best = params_.gumbel ? SelectGumbel(node, is_root)
+                                : SelectPuct(node, is_root);
     if (best->child == nullptr) {
       if (MemoryFull(sizeof(Node))) {
         for (Node* n : slot->path) --n->in_flight;
@@ -591,6 +558,118 @@ Search::Pick Search::PickLeaf(Slot* slot) {
   }
   pending_bytes_ += expansion;
   return Pick::kLeaf;  // the state stays at the leaf until it is evaluated
+}
+
+Edge* Search::SelectPuct(Node* node, bool is_root) {
+  const double vl = params_.virtual_loss;
+  const int side = node->side_to_move;
+  const double draw_score = DrawScoreFor(side);
+  const int64_t children_started =
+      int64_t{node->n} - 1 + int64_t{node->in_flight} - 1;
+  const double puct_mult = PuctMultiplier(params_, node->n, children_started);
+  // Forced playouts: k * total child visits; a child is owed visits while
+  // its started visits are below sqrt(this * prior).
+  const double forced_base =
+      is_root && params_.forced_playouts_k > 0
+          ? params_.forced_playouts_k *
+                static_cast<double>(std::max<int64_t>(children_started, 0))
+          : 0;
+  // One pass (each child is a likely cache miss): children with visits
+  // are scored as they come; the unstarted ones all share the FPU value,
+  // so the best of them is simply the first with the highest prior.
+  double visited_policy = 0;
+  Edge* best_started = nullptr;
+  double best_started_score = -1e300;
+  Edge* best_fresh = nullptr;
+  float best_fresh_prior = -1;
+  for (Edge& edge : node->children()) {
+    const Node* child = edge.child;
+    if (child == nullptr || child->n + child->in_flight == 0) {
+      if (edge.prior > best_fresh_prior) {
+        best_fresh_prior = edge.prior;
+        best_fresh = &edge;
+      }
+      continue;
+    }
+    if (child->n > 0) visited_policy += edge.prior;
+    const double started = double(child->n) + child->in_flight;
+    const double q = (child->UtilityFor(side, draw_score) * child->n -
+                      vl * child->in_flight) /
+                     started;
+    double score = q + puct_mult * edge.prior / (1 + started);
+    // Only children with a completed visit are forced (forcing one whose
+    // first visit is still in flight would only collide), and never a
+    // proven one (its value is exact).
+    if (forced_base > 0 && child->n > 0 && child->proven() == Proven::kNone &&
+        started < std::sqrt(forced_base * edge.prior)) {
+      score = kForcedScore;
+    }
+    if (score > best_started_score) {
+      best_started_score = score;
+      best_started = &edge;
+    }
+  }
+  Edge* best = best_started;
+  if (best_fresh != nullptr) {
+    const double fpu =
+        node->UtilityFor(side, draw_score) -
+        (is_root ? params_.fpu_reduction_at_root : params_.fpu_reduction) *
+            std::sqrt(visited_policy);
+    const double fresh_score = fpu + puct_mult * best_fresh_prior;
+    // Ties go to the earlier edge, as a single scan in order would.
+    if (best == nullptr || fresh_score > best_started_score ||
+        (fresh_score == best_started_score && best_fresh < best)) {
+      best = best_fresh;
+    }
+  }
+  return best;
+}
+
+GumbelParams Search::GumbelParamsOf(bool is_root) const {
+  GumbelParams g;
+  g.considered = params_.gumbel_considered;
+  g.sigma = {.c_visit = params_.gumbel_c_visit,
+             .c_scale = params_.gumbel_c_scale};
+  g.noise = is_root && params_.gumbel_noise;
+  g.virtual_loss = params_.virtual_loss;
+  return g;
+}
+
+Edge* Search::SelectGumbel(Node* node, bool is_root) {
+  const double draw_score = DrawScoreFor(node->side_to_move);
+  if (!is_root) {
+    return &node->edges[SelectGumbelInterior(*node, draw_score,
+                                             GumbelParamsOf(false))];
+  }
+  if (!gumbel_root_.started()) {
+    gumbel_root_.Start(*node, gumbel_budget_, GumbelParamsOf(true), draw_score,
+                       &rng_);
+  }
+  return &node->edges[gumbel_root_.Next(*node)];
+}
+
+const Edge* Search::GumbelChoice() const {
+  const Node* root = tree_.root();
+  if (!params_.gumbel || !gumbel_root_.started() || root == nullptr ||
+      !root->expanded() || root->proven() != Proven::kNone) {
+    return nullptr;
+  }
+  return &root->edges[gumbel_root_.Choice(*root)];
+}
+
+std::vector<std::pair<Move, float>> Search::ImprovedRootPolicy() const {
+  std::vector<std::pair<Move, float>> policy;
+  const Node* root = tree_.root();
+  if (!params_.gumbel || !gumbel_root_.started() || root == nullptr ||
+      !root->expanded()) {
+    return policy;
+  }
+  const std::vector<double> p = gumbel_root_.ImprovedPolicy(*root);
+  policy.reserve(p.size());
+  for (int i = 0; i < root->num_edges; ++i) {
+    policy.emplace_back(root->edges[i].move, static_cast<float>(p[i]));
+  }
+  return policy;
 }
 
 void Search::AddLostChildren(Node* node, GameState* state,
@@ -839,7 +918,9 @@ SearchResult Search::BuildResult() const {
     info.pv = PrincipalVariation(*edge);
     r.moves.push_back(std::move(info));
   }
-  r.best_move = r.moves.front().move;
+  const Edge* gumbel_choice = GumbelChoice();
+  r.best_move =
+      gumbel_choice != nullptr ? gumbel_choice->move : r.moves.front().move;
   return r;
 }
 
@@ -848,12 +929,17 @@ SearchResult Search::Report() const { return BuildResult(); }
 Move Search::BestMove() const {
   const Node* root = tree_.root();
   if (root == nullptr || !root->expanded()) return Move{};
+  if (const Edge* choice = GumbelChoice(); choice != nullptr) {
+    return choice->move;
+  }
   return BestEdge(root, params_.draw_score)->move;
 }
 
 Move Search::SampleMove(double temperature) {
   const Node* root = tree_.root();
   if (root == nullptr || !root->expanded()) return Move{};
+  // Gumbel's choice is already a sample (through the root's noise).
+  if (GumbelChoice() != nullptr) return BestMove();
   std::vector<uint32_t> counts(root->num_edges, 0);
   for (int i = 0; i < root->num_edges; ++i) {
     const Node* child = root->edges[i].child;

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "engine/game/game.h"
+#include "engine/search/gumbel_select.h"
 #include "engine/search/random.h"
 #include "engine/search/search_params.h"
 #include "engine/search/search_result.h"
@@ -102,6 +103,12 @@ class Search {
   // or none is dropped (0). No count ever increases. Const.
   std::vector<std::pair<Move, uint32_t>> PrunedRootVisits() const;
 
+  // With SearchParams::gumbel, after a Run: Gumbel AlphaZero's improved
+  // policy softmax(logits + sigma(completed Q)) over every legal root move,
+  // in legal-move order (the policy training target); empty otherwise or
+  // before the root is expanded. Const.
+  std::vector<std::pair<Move, float>> ImprovedRootPolicy() const;
+
   // The current root position (valid until the next SetPosition/Advance;
   // requires a position). Const.
   const GameState& root_state() const { return *root_state_; }
@@ -124,6 +131,15 @@ class Search {
   // kKnown: a proven (terminal or solved) leaf, backed up with the batch.
   enum class Pick { kLeaf, kKnown, kCollision, kMemoryFull };
   Pick PickLeaf(Slot* slot);
+  // The child PUCT selects at `node` (expanded, not proven).
+  Edge* SelectPuct(Node* node, bool is_root);
+  // The child Gumbel AlphaZero selects at `node`; the root's schedule
+  // starts at its first selection of a Run.
+  Edge* SelectGumbel(Node* node, bool is_root);
+  GumbelParams GumbelParamsOf(bool is_root) const;
+  // The edge Gumbel chooses at the root after a Run, or null (not a Gumbel
+  // search, no Run since the root changed, or the root is proven).
+  const Edge* GumbelChoice() const;
   void EvaluateAndBackup(RunStats* stats);
   void Expand(Node* node, const MoveList& moves,
               const std::vector<float>& priors);
@@ -175,6 +191,9 @@ class Search {
   std::vector<Move> moves_from_start_;
   std::unique_ptr<GameState> root_state_;
   bool root_noise_applied_ = false;
+  // Gumbel: the root's schedule in this Run, and the Run's budget.
+  GumbelRoot gumbel_root_;
+  int gumbel_budget_ = 0;
   bool memory_full_ = false;
 
   // Per-leaf working memory, reused from minibatch to minibatch.

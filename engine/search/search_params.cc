@@ -46,6 +46,20 @@ const Row kRows[] = {
     {"forced_playouts_k", &SearchParams::forced_playouts_k, 0, 0, 100,
      "forced root playouts: a visited root child gets at least "
      "sqrt(k * prior * child visits) visits (self-play; 0 = off)"},
+    {"gumbel", &SearchParams::gumbel, 0, 0, 1,
+     "Gumbel AlphaZero search: Gumbel-top-k and Sequential Halving at the "
+     "root, the improved-policy rule below it (0 = PUCT)"},
+    {"gumbel_considered", &SearchParams::gumbel_considered, 16, 1, 1152,
+     "Gumbel: root moves sampled for Sequential Halving"},
+    {"gumbel_c_visit", &SearchParams::gumbel_c_visit, 50, 0, 1e6,
+     "Gumbel: sigma(q) = (c_visit + max visits) * c_scale * q"},
+    {"gumbel_c_scale", &SearchParams::gumbel_c_scale, 0.1, 0, 100,
+     "Gumbel: the scale of sigma(q), q rescaled to [0, 1]"},
+    {"gumbel_noise", &SearchParams::gumbel_noise, 0, 0, 1,
+     "Gumbel: sample the root's Gumbel noise (self-play; 0 = deterministic)"},
+    {"gumbel_budget", &SearchParams::gumbel_budget, 800, 1, 1 << 24,
+     "Gumbel: the simulations Sequential Halving plans for when a search "
+     "has no visit or node limit"},
     {"two_fold_draws", &SearchParams::two_fold_draws, 1, 0, 1,
      "a position repeating an earlier one of the game scores as a draw in "
      "the search"},

@@ -41,6 +41,19 @@ struct SearchParams {
   // selected before any other. 0 = off. See Search::PrunedRootVisits for
   // taking the forced visits out of a training target again.
   double forced_playouts_k;
+  // Gumbel AlphaZero (engine/search/gumbel_select.h) instead of PUCT: at the
+  // root, Gumbel-top-k of gumbel_considered moves and Sequential Halving
+  // over the Run's visit budget (gumbel_budget when the Run has no visit or
+  // node limit); below it, the deterministic improved-policy rule. sigma(q)
+  // = (gumbel_c_visit + max visits) * gumbel_c_scale * q. gumbel_noise
+  // samples the Gumbel noise (self-play); without it the choice is
+  // deterministic. Dirichlet noise and forced playouts are not used.
+  bool gumbel;
+  int gumbel_considered;
+  double gumbel_c_visit;
+  double gumbel_c_scale;
+  bool gumbel_noise;
+  int gumbel_budget;
   // A position that repeats an earlier one of the game (below the root) is
   // scored as a draw, as lc0's TwoFoldDraws: a side that can repeat once
   // can repeat again, and the search sees a shuffle for what it is at once
