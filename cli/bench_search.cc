@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
+#include "engine/games/games.h"
 #include "engine/search/search.h"
 #include "nn/evaluator.h"
 
@@ -20,12 +21,12 @@ namespace {
 // the median (the evaluator is the only thing that differs between the
 // uniform and the network figures).
 void BenchWith(const GameState& state, nn::Evaluator* evaluator,
-               const std::string& evaluator_name,
+               const Prover* prover, const std::string& evaluator_name,
                const search::SearchParams& params,
                const search::SearchLimits& limits, int runs) {
   std::vector<double> rates;
   for (int run = 0; run < runs; ++run) {
-    search::Search search(params, evaluator, /*seed=*/run + 1);
+    search::Search search(params, evaluator, prover, /*seed=*/run + 1);
     const absl::Status status = search.SetPosition(state);
     if (!status.ok()) return;
     const search::SearchResult r = search.Run(limits);
@@ -138,7 +139,7 @@ int BenchSearch(const std::vector<std::string>& args) {
   if (!evaluator.ok()) {
     return Fail("bench search", evaluator.status(), kExitInvalidInput);
   }
-  BenchWith(**state, evaluator->get(),
+  BenchWith(**state, evaluator->get(), GameProver(**game),
             settings->net == "random" ? "uniform" : "network", params, limits,
             *runs);
   return kExitOk;

@@ -308,7 +308,8 @@ int RunPlay(const std::vector<std::string>& args) {
   if (!evaluator.ok()) {
     return Fail("play", evaluator.status(), kExitInvalidInput);
   }
-  search::Search search(search::SearchParams(), evaluator->get(), *seed);
+  search::Search search(search::SearchParams(), evaluator->get(),
+                        GameProver(**game), *seed);
 
   const GameInfo& info = (*game)->Info();
   std::unique_ptr<GameState> state = (*start)->Clone();
@@ -548,7 +549,8 @@ int RunAnalyze(const std::vector<std::string>& args) {
   if (!evaluator.ok()) {
     return Fail("analyze", evaluator.status(), kExitInvalidInput);
   }
-  search::Search search(search::SearchParams(), evaluator->get(), *seed);
+  search::Search search(search::SearchParams(), evaluator->get(),
+                        GameProver(**game), *seed);
   search::SearchLimits limits;
   limits.visits = static_cast<uint64_t>(*visits);
   const GameInfo& info = (*game)->Info();

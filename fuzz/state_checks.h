@@ -11,6 +11,8 @@
 
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
+#include "engine/game/prover.h"
+#include "engine/games/games.h"
 #include "fuzz/fuzz_check.h"
 
 namespace volkhv::fuzz {
@@ -31,9 +33,9 @@ inline void CheckTextReadsBack(const Game& game, const GameState& state) {
 }
 
 // Queries every method of `state`, plays and takes back each legal move
-// (its text must parse back to it), and checks that the quick-win answers
-// are legal moves. With `text_after_moves`, the position after each legal
-// move must also read back from its text.
+// (its text must parse back to it), and checks that the answers of the
+// game's prover (if it has one) are legal moves. With `text_after_moves`, the
+// position after each legal move must also read back from its text.
 inline void CheckState(const Game& game, GameState& state,
                        bool text_after_moves) {
   const std::string text = state.PositionText();
@@ -51,16 +53,20 @@ inline void CheckState(const Game& game, GameState& state,
     FUZZ_CHECK(n >= 0 && n <= state.Info().max_stack_height, text);
   }
   if (legal.empty()) return;
-  if (const Move win = state.ImmediateWin(); !win.IsNull()) {
-    FUZZ_CHECK(IsLegal(legal, win), text);
-  } else if (const Move threat = state.UnstoppableThreat(); !threat.IsNull()) {
-    FUZZ_CHECK(IsLegal(legal, threat), text);
-  } else if (const Move five = state.WinInFive(); !five.IsNull()) {
-    FUZZ_CHECK(IsLegal(legal, five), text);
+  if (const Prover* prover = GameProver(game); prover != nullptr) {
+    if (const Move win = prover->ImmediateWin(state); !win.IsNull()) {
+      FUZZ_CHECK(IsLegal(legal, win), text);
+    } else if (const Move threat = prover->UnstoppableThreat(state);
+               !threat.IsNull()) {
+      FUZZ_CHECK(IsLegal(legal, threat), text);
+    } else if (const Move five = prover->WinInFive(state); !five.IsNull()) {
+      FUZZ_CHECK(IsLegal(legal, five), text);
+    }
+    std::vector<uint8_t> win_plies;
+    const int quick =
+        prover->MovesAllowingQuickWin(state, legal, true, &win_plies);
+    FUZZ_CHECK(quick >= 0 && quick <= static_cast<int>(legal.size()), text);
   }
-  std::vector<uint8_t> win_plies;
-  const int quick = state.MovesAllowingQuickWin(legal, true, &win_plies);
-  FUZZ_CHECK(quick >= 0 && quick <= static_cast<int>(legal.size()), text);
   for (const Move move : legal) {
     const std::string move_text = state.MoveText(move);
     absl::StatusOr<Move> parsed = state.ParseMove(move_text);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "engine/games/heuristics.h"
 #include "engine/search/search_params.h"
 
@@ -102,21 +103,23 @@ class PolicyFactory final : public PlayerFactory {
 class MctsFactory final : public PlayerFactory {
  public:
   MctsFactory(std::string name, std::shared_ptr<nn::Evaluator> evaluator,
-              const search::SearchParams& params,
+              const Prover* prover, const search::SearchParams& params,
               const search::SearchLimits& limits)
       : name_(std::move(name)),
         evaluator_(std::move(evaluator)),
+        prover_(prover),
         params_(params),
         limits_(limits) {}
   const std::string& Name() const override { return name_; }
   std::unique_ptr<search::Player> Make(uint64_t seed) const override {
-    return std::make_unique<search::MctsPlayer>(evaluator_, params_, limits_,
-                                                seed, name_);
+    return std::make_unique<search::MctsPlayer>(evaluator_, prover_, params_,
+                                                limits_, seed, name_);
   }
 
  private:
   std::string name_;
   std::shared_ptr<nn::Evaluator> evaluator_;
+  const Prover* prover_;  // the game's, valid for the program's life
   search::SearchParams params_;
   search::SearchLimits limits_;
 };
@@ -298,8 +301,8 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
     absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
         LoadNet(kind, options, load_net);
     if (!evaluator.ok()) return evaluator.status();
-    return std::make_shared<MctsFactory>(name, *std::move(evaluator), params,
-                                         limits);
+    return std::make_shared<MctsFactory>(name, *std::move(evaluator),
+                                         GameProver(game), params, limits);
   }
 
   return absl::InvalidArgumentError(

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "engine/search/random.h"
 #include "engine/search/search.h"
 #include "nn/batching_evaluator.h"
@@ -91,9 +92,9 @@ std::string DefaultWriterId() {
 
 absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
     const proto::SelfplayConfig& config, const GameState& start,
-    nn::Evaluator* evaluator, const SelfplayOutput& output, uint64_t seed,
-    const std::atomic<bool>* stop, SelfplayCounters* counters,
-    GameSummary* summary) {
+    nn::Evaluator* evaluator, const Prover* prover,
+    const SelfplayOutput& output, uint64_t seed, const std::atomic<bool>* stop,
+    SelfplayCounters* counters, GameSummary* summary) {
   absl::StatusOr<search::SearchParams> full_params =
       SelfplaySearchParams(config, /*full_search=*/true);
   if (!full_params.ok()) return full_params.status();
@@ -106,7 +107,7 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
   const bool resign_enabled = config.resign_consecutive_plies() > 0;
 
   search::Rng rng(Mix(seed, 1));
-  search::Search search(*full_params, evaluator, Mix(seed, 2));
+  search::Search search(*full_params, evaluator, prover, Mix(seed, 2));
   std::unique_ptr<GameState> state = start.Clone();
   if (absl::Status s = search.SetPosition(*state); !s.ok()) return s;
 
@@ -279,6 +280,7 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
       batching != nullptr ? batching->Stats() : nn::BatchStats{};
   const Clock::time_point start_time = Clock::now();
   const int total = config.games();
+  const Prover* prover = GameProver(game);
 
   // Everything below `mu` is shared by the game threads.
   std::mutex mu;
@@ -324,7 +326,7 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
       std::unique_ptr<GameState> start = game.NewInitialState();
       GameSummary summary;
       absl::StatusOr<proto::GameRecord> record =
-          PlaySelfplayGame(config, *start, evaluator, output,
+          PlaySelfplayGame(config, *start, evaluator, prover, output,
                            Mix(base_seed, static_cast<uint64_t>(index)), &halt,
                            &counters, &summary);
       std::vector<proto::GameRecord> batch;

@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
+#include "engine/game/prover.h"
 #include "nn/evaluator.h"
 #include "proto/game_record.pb.h"
 #include "proto/selfplay_config.pb.h"
@@ -61,7 +62,8 @@ struct GameSummary {
   int resigning_side = -1;
 };
 
-// Plays one game from `start` with `evaluator` and returns its record
+// Plays one game from `start` with `evaluator` (and `prover`, the game's
+// tactics for the search; may be null) and returns its record
 // (game, options, start position, every ply, result, termination,
 // generation, resignation fields, creation time). `seed` fixes every random
 // choice (with a deterministic evaluator the game is reproducible).
@@ -70,9 +72,9 @@ struct GameSummary {
 // InvalidArgument for an invalid config. Thread-safe (the evaluator is).
 absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
     const proto::SelfplayConfig& config, const GameState& start,
-    nn::Evaluator* evaluator, const SelfplayOutput& output, uint64_t seed,
-    const std::atomic<bool>* stop, SelfplayCounters* counters,
-    GameSummary* summary);
+    nn::Evaluator* evaluator, const Prover* prover,
+    const SelfplayOutput& output, uint64_t seed, const std::atomic<bool>* stop,
+    SelfplayCounters* counters, GameSummary* summary);
 
 // A snapshot of a run.
 struct SelfplayStats {
@@ -120,7 +122,8 @@ struct SelfplayStats {
 using SelfplayProgress = std::function<void(const SelfplayStats&)>;
 
 // Plays config.games() games from the game's initial position,
-// config.parallel_games() at a time, writing finished games into
+// config.parallel_games() at a time (searching with the game's prover,
+// engine/games/games.h), writing finished games into
 // output.directory config.games_per_file() per file. When *stop is set
 // (`stop` may be null), games in progress are abandoned and the finished
 // ones not yet written go into a last, smaller file. Errors: an invalid

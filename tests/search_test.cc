@@ -42,6 +42,13 @@ std::unique_ptr<GameState> State(std::string_view game_name,
   return *std::move(state);
 }
 
+// The registry's prover for the game of `state` (null for Tavreli).
+const Prover* ProverOf(const GameState& state) {
+  auto game = MakeGame(state.Info().name);
+  EXPECT_TRUE(game.ok()) << game.status().message();
+  return game.ok() ? GameProver(**game) : nullptr;
+}
+
 Move ParseMove(const GameState& state, std::string_view text) {
   auto move = state.ParseMove(text);
   EXPECT_TRUE(move.ok()) << text << ": " << move.status().message();
@@ -142,7 +149,7 @@ TEST(SearchParamsTest, TableHoldsDefaultsAndSetRejectsBadInput) {
 TEST(SearchTest, PlaysAndProvesTavreliMateInOne) {
   auto state = State("tavreli", kRookMateInOne);
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 1);
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 100000;
@@ -171,7 +178,7 @@ TEST(SearchTest, PlaysTavreliMatesInTwo) {
     SCOPED_TRACE(text);
     auto state = State("tavreli", text);
     nn::UniformEvaluator evaluator;
-    Search search(SearchParams(), &evaluator, 1);
+    Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
     limits.visits = 200000;
@@ -191,7 +198,7 @@ TEST(SearchTest, PlaysTavreliMatesInTwo) {
 TEST(SearchTest, AvoidsAMoveThatAllowsMateInOne) {
   auto state = State("tavreli", kAllowsMateInOne);
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 1);
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 3000;
@@ -220,7 +227,7 @@ Move BestWithDrawScores(double draw_score, double draw_score_opponent) {
   params.draw_score = draw_score;
   params.draw_score_opponent = draw_score_opponent;
   nn::UniformEvaluator evaluator;
-  Search search(params, &evaluator, 1);
+  Search search(params, &evaluator, ProverOf(*state), 1);
   EXPECT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 3000;
@@ -263,7 +270,7 @@ TEST(SearchTest, ASmallSearchWithALargeMinibatchDoesNotDriftIntoADraw) {
   FakeEvaluator evaluator(
       FavourMoves({"e5-d7", "e5-c6"}, 0.15f),
       ValueBySide({0.5f, 0.35f, 0.15f}, {0.15f, 0.35f, 0.5f}));
-  Search search(params, &evaluator, 1);
+  Search search(params, &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 100;
@@ -296,7 +303,7 @@ TEST(SearchTest, TwoFoldRepetitionsAreDrawsInTheSearchButNotAtTheRoot) {
     SearchParams params;
     params.two_fold_draws = two_fold;
     nn::UniformEvaluator evaluator;
-    Search search(params, &evaluator, 1);
+    Search search(params, &evaluator, ProverOf(*start), 1);
     ASSERT_TRUE(search.SetPosition(*start, moves).ok());
     const SearchResult result = search.Run(limits);
     const MoveInfo* info = FindMove(result, repeat);
@@ -318,7 +325,7 @@ TEST(SearchTest, AvoidsTheOneMoveThatAllowsMateAmongMany) {
   // White mate at once.
   auto state = State("tavreli", "8/1r3pr2/8/8/8/n4K1R/2Q5/k7 b - - 0 1");
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 1);
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 20000;
@@ -357,7 +364,7 @@ TEST(SearchTest, PrinceEscapesAndIsCapturedInOneInTavlei) {
     SCOPED_TRACE(text);
     auto state = State("tavlei9", text);
     nn::UniformEvaluator evaluator;
-    Search search(SearchParams(), &evaluator, 7);
+    Search search(SearchParams(), &evaluator, ProverOf(*state), 7);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
     limits.visits = 50000;
@@ -383,7 +390,7 @@ TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
     FakeEvaluator evaluator(ShyOfSquare(prince));
     SearchParams params;
     params.immediate_wins = immediate_wins;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(100));
     auto after = state->Clone();
@@ -428,7 +435,7 @@ TEST(SearchTest, ImmediateWinsProveALostRootWithFewOrNoEvaluations) {
     params.avoid_immediate_losses = setting.avoid_immediate_losses;
     // Off here: the prince's a5-a2 would prove the replies in three plies.
     params.unstoppable_threats = false;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(100 * legal.size()));
     EXPECT_EQ(result.root_proven, Proven::kLoss);
@@ -462,7 +469,7 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
     params.wins_in_five = false;
     // Root noise leaves the known losses alone.
     params.root_noise = true;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(50));
     if (!avoid) {
@@ -501,7 +508,7 @@ TEST(GumbelSearchTest, TinyBudgetsNeverChooseAKnownLoss) {
     params.gumbel = true;
     params.gumbel_noise = true;
     params.wins_in_five = false;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(budget + 1));
     EXPECT_EQ(result.best_move, block);
@@ -522,7 +529,7 @@ TEST(GumbelSearchTest, SequentialHalvingSpreadsTheVisitsAsDocumented) {
     params.gumbel = true;
     params.gumbel_considered = 4;
     params.minibatch_size = minibatch;
-    Search search(params, &evaluator, 1);
+    Search search(params, &evaluator, ProverOf(*state), 1);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(17));
     std::vector<uint32_t> visits;
@@ -546,7 +553,7 @@ TEST(GumbelSearchTest, ImprovedPolicyCoversEveryLegalMoveAndSumsToOne) {
   SearchParams params;
   params.gumbel = true;
   params.gumbel_noise = true;
-  Search search(params, &evaluator, 5);
+  Search search(params, &evaluator, ProverOf(*state), 5);
   EXPECT_TRUE(search.ImprovedRootPolicy().empty());  // no Run yet
   ASSERT_TRUE(search.SetPosition(*state).ok());
   const SearchResult result = search.Run(Visits(33));
@@ -560,10 +567,10 @@ TEST(GumbelSearchTest, ImprovedPolicyCoversEveryLegalMoveAndSumsToOne) {
   }
   EXPECT_NEAR(sum, 1.0, 1e-5);
   // Same seed, same search; PUCT gives no improved policy.
-  Search again(params, &evaluator, 5);
+  Search again(params, &evaluator, ProverOf(*state), 5);
   ASSERT_TRUE(again.SetPosition(*state).ok());
   EXPECT_EQ(again.Run(Visits(33)).best_move, result.best_move);
-  Search puct(SearchParams{}, &evaluator, 5);
+  Search puct(SearchParams{}, &evaluator, ProverOf(*state), 5);
   ASSERT_TRUE(puct.SetPosition(*state).ok());
   puct.Run(Visits(33));
   EXPECT_TRUE(puct.ImprovedRootPolicy().empty());
@@ -582,7 +589,7 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
     params.unstoppable_threats = threats;
     // Off with it: the attackers' replies would find the threats below.
     params.avoid_unstoppable_threats = threats;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(100));
     if (!threats) {
@@ -616,7 +623,7 @@ TEST(SearchTest, AWinInFiveIsProvenWithoutEvaluation) {
     params.wins_in_five = five;
     // Off with it: the attackers' replies would find the threats below.
     params.avoid_unstoppable_threats = five;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(30));
     if (!five) {
@@ -652,7 +659,7 @@ TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
     FakeEvaluator evaluator(ShyOfSquare(saves[0].from));
     SearchParams params;
     params.avoid_unstoppable_threats = avoid;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     const SearchResult result = search.Run(Visits(20));
     EXPECT_TRUE(is_save(result.best_move));
@@ -681,7 +688,7 @@ TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
   // two. Known at once.
   auto lost = State("tavlei9", "9/1t7/9/9/KT7/T8/4T4/9/4t4 a 0");
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 3);
+  Search search(SearchParams(), &evaluator, ProverOf(*lost), 3);
   ASSERT_TRUE(search.SetPosition(*lost).ok());
   const SearchResult result = search.Run(Visits(100));
   EXPECT_EQ(result.root_proven, Proven::kLoss);
@@ -699,7 +706,7 @@ TEST(SearchTest, FindsTavleiWinsInTwo) {
     SCOPED_TRACE(text);
     auto state = State("tavlei9", text);
     nn::UniformEvaluator evaluator;
-    Search search(SearchParams(), &evaluator, 7);
+    Search search(SearchParams(), &evaluator, ProverOf(*state), 7);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
     // The proof of f5-i5 takes ~165k visits with uniform priors (every
@@ -716,7 +723,7 @@ TEST(SearchTest, ReportsTheRootOfAFinishedGame) {
   auto state = State("tavreli", kRookMateInOne);
   state->Play(ParseMove(*state, "h1-h8"));
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 1);
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 100;
@@ -736,7 +743,7 @@ TEST(SearchTest, VisitCountsAddUpExactly) {
     FakeEvaluator evaluator;
     SearchParams params;
     params.minibatch_size = 8;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
     limits.visits = 5000;
@@ -790,7 +797,7 @@ TEST(SearchTest, VisitCountsAddUpExactly) {
 TEST(SearchTest, TreeReuseKeepsTheSubtree) {
   auto start = State("tavreli");
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 5);
+  Search search(SearchParams(), &evaluator, ProverOf(*start), 5);
   ASSERT_TRUE(search.SetPosition(*start).ok());
   SearchLimits limits;
   limits.visits = 4000;
@@ -851,7 +858,7 @@ TEST(SearchTest, DirichletNoiseOnlyAtTheRootAndOnlyWhenEnabled) {
     SCOPED_TRACE(noise);
     SearchParams params;
     params.root_noise = noise;
-    Search search(params, &evaluator, 11);
+    Search search(params, &evaluator, ProverOf(*state), 11);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
     limits.visits = 3000;
@@ -897,7 +904,7 @@ TEST(SearchTest, SameSeedSameSearch) {
   SearchLimits limits;
   limits.visits = 3000;
   auto run = [&](uint64_t seed) {
-    Search search(params, &evaluator, seed);
+    Search search(params, &evaluator, ProverOf(*state), seed);
     EXPECT_TRUE(search.SetPosition(*state).ok());
     SearchResult result = search.Run(limits);
     std::vector<Move> samples;
@@ -940,7 +947,7 @@ TEST(SearchTest, MemoryCapStopsTheTreeAndStillAnswers) {
   SearchParams params;
   params.ram_limit_mb = 0.25;
   const uint64_t cap = 256 * 1024;
-  Search search(params, &evaluator, 1);
+  Search search(params, &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 1000000;
@@ -961,7 +968,7 @@ TEST(SearchTest, MemoryCapStopsTheTreeAndStillAnswers) {
   EXPECT_TRUE(legal.contains(again.best_move));
   // Even a cap below one expansion answers with a legal move.
   params.ram_limit_mb = 0.0001;
-  Search tiny(params, &evaluator, 1);
+  Search tiny(params, &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(tiny.SetPosition(*state).ok());
   const SearchResult small = tiny.Run(limits);
   EXPECT_EQ(small.stop_reason, StopReason::kMemory);
@@ -973,7 +980,7 @@ TEST(SearchTest, GathersLeavesIntoBatches) {
   FakeEvaluator evaluator;
   SearchParams params;
   params.minibatch_size = 16;
-  Search search(params, &evaluator, 1);
+  Search search(params, &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 4000;
@@ -996,7 +1003,7 @@ TEST(SearchTest, GathersLeavesIntoBatches) {
   // Without batching each call holds one position.
   FakeEvaluator single;
   params.minibatch_size = 1;
-  Search one(params, &single, 1);
+  Search one(params, &single, ProverOf(*state), 1);
   ASSERT_TRUE(one.SetPosition(*state).ok());
   one.Run(limits);
   for (int s : single.batch_sizes()) ASSERT_EQ(s, 1);
@@ -1009,7 +1016,7 @@ TEST(SearchTest, SearchesShareOneEvaluatorAcrossThreads) {
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
       auto state = State(t % 2 ? "tavlei9" : "tavreli");
-      Search search(SearchParams(), &evaluator, t);
+      Search search(SearchParams(), &evaluator, ProverOf(*state), t);
       EXPECT_TRUE(search.SetPosition(*state).ok());
       SearchLimits limits;
       limits.visits = 2000;
@@ -1034,7 +1041,7 @@ TEST(SearchTest, SearchesShareOneEvaluatorAcrossThreads) {
 TEST(SearchTest, StopsOnTimeNodesAndTheStopFlag) {
   auto state = State("tavreli");
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 1);
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
 
   SearchLimits nodes;
@@ -1080,7 +1087,7 @@ TEST(SearchTest, StopsOnTimeNodesAndTheStopFlag) {
   ExpectConsistentTree(search.root());
 
   // An infinite search of a proven root still waits for the stop flag.
-  Search mate(SearchParams(), &evaluator, 1);
+  Search mate(SearchParams(), &evaluator, ProverOf(*State("tavreli")), 1);
   ASSERT_TRUE(mate.SetPosition(*State("tavreli", kRookMateInOne)).ok());
   stop = false;
   std::thread late_stopper([&] {

@@ -65,6 +65,11 @@ std::unique_ptr<GameState> StateOf(std::string_view game_name,
   return *std::move(state);
 }
 
+// The registry's prover for the game of `state` (null for Tavreli).
+const Prover* ProverOf(const GameState& state) {
+  return GameProver(*GameNamed(state.Info().name));
+}
+
 // PUCT's exploration factor at the root, as the search computes it.
 double RootPuctMultiplier(const SearchParams& p, uint32_t root_visits,
                           uint64_t child_visits) {
@@ -123,7 +128,8 @@ TEST(ForcedPlayoutsTest, VisitedRootChildrenGetSqrtKPriorTotalVisits) {
     SearchParams params;
     params.minibatch_size = 1;
     params.forced_playouts_k = k;
-    auto search = std::make_unique<Search>(params, &evaluator, 7);
+    auto search =
+        std::make_unique<Search>(params, &evaluator, ProverOf(*state), 7);
     EXPECT_TRUE(search->SetPosition(*state).ok());
     SearchLimits limits;
     limits.visits = kVisits;
@@ -170,7 +176,7 @@ TEST(PolicyTargetPruningTest, KeepsTheBestMoveAndNeverIncreasesACount) {
     params.forced_playouts_k = 2;
     params.root_noise = true;
     params.minibatch_size = 4;
-    Search search(params, &evaluator, 3);
+    Search search(params, &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
     SearchLimits limits;
     limits.visits = 2000;
@@ -238,7 +244,7 @@ TEST(PolicyTargetPruningTest, AProvenWinKeepsItsVisits) {
   nn::UniformEvaluator evaluator;
   SearchParams params;
   params.forced_playouts_k = 2;
-  Search search(params, &evaluator, 5);
+  Search search(params, &evaluator, ProverOf(*state), 5);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 400;
@@ -260,7 +266,7 @@ TEST(PolicyTargetPruningTest, AProvenWinKeepsItsVisits) {
 TEST(PolicyTargetPruningTest, WithoutForcedPlayoutsTheVisitsAreUnchanged) {
   auto state = StateOf("tavreli");
   nn::UniformEvaluator evaluator;
-  Search search(SearchParams(), &evaluator, 5);
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 5);
   ASSERT_TRUE(search.SetPosition(*state).ok());
   SearchLimits limits;
   limits.visits = 500;
@@ -640,8 +646,8 @@ proto::GameRecord PlayOrDie(const proto::SelfplayConfig& config,
                             const GameState& start, nn::Evaluator* evaluator,
                             uint64_t seed, GameSummary* summary = nullptr) {
   absl::StatusOr<proto::GameRecord> record =
-      PlaySelfplayGame(config, start, evaluator, SelfplayOutput(), seed,
-                       nullptr, nullptr, summary);
+      PlaySelfplayGame(config, start, evaluator, ProverOf(start),
+                       SelfplayOutput(), seed, nullptr, nullptr, summary);
   EXPECT_TRUE(record.ok()) << record.status();
   return record.ok() ? *record : proto::GameRecord();
 }

@@ -16,7 +16,9 @@
 #include "engine/game/move.h"
 #include "engine/game/result.h"
 #include "engine/game/square.h"
+#include "engine/games/games.h"
 #include "engine/tavlei/tavlei_game.h"
+#include "engine/tavlei/tavlei_prover.h"
 #include "engine/tavlei/tavlei_state.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -584,12 +586,12 @@ bool EveryReplyLeaves(GameState* state, Move move, Wins&& wins) {
 }
 
 bool HasImmediateWin(GameState* state) {
-  return !state->ImmediateWin().IsNull();
+  return !TavleiProver().ImmediateWin(*state).IsNull();
 }
 
 bool HasWinInOneOrThree(GameState* state) {
-  return !state->ImmediateWin().IsNull() ||
-         !state->UnstoppableThreat().IsNull();
+  return !TavleiProver().ImmediateWin(*state).IsNull() ||
+         !TavleiProver().UnstoppableThreat(*state).IsNull();
 }
 
 int PrinceSquare(const GameState& state) {
@@ -608,7 +610,7 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
   int allowing_threat_seen = 0;
   ForEachRandomTavleiPosition(
       11, 80, [&](GameState* state, const MoveList& moves) {
-        const Move win = state->ImmediateWin();
+        const Move win = TavleiProver().ImmediateWin(*state);
         ASSERT_EQ(!win.IsNull(), CanWinAtOnce(state)) << state->PositionText();
         if (!win.IsNull()) {
           ASSERT_TRUE(moves.contains(win));
@@ -620,10 +622,11 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
         // Every move's reply checked by brute force is slow: every 8th ply.
         if (state->PliesPlayed() % 8 != 0) return;
         std::vector<uint8_t> allows;
-        const int count = state->MovesAllowingQuickWin(moves, false, &allows);
+        const int count =
+            TavleiProver().MovesAllowingQuickWin(*state, moves, false, &allows);
         std::vector<uint8_t> allows_with_threats;
-        const int count_with_threats =
-            state->MovesAllowingQuickWin(moves, true, &allows_with_threats);
+        const int count_with_threats = TavleiProver().MovesAllowingQuickWin(
+            *state, moves, true, &allows_with_threats);
         if (count > 0) {
           ASSERT_EQ(allows.size(), static_cast<size_t>(moves.size()));
         }
@@ -638,7 +641,8 @@ TEST(TavleiResultTest, ImmediateWinAgreesWithPlayingEveryMove) {
           const bool over = state->Result().IsOver();
           const bool opponent_wins = !over && CanWinAtOnce(state);
           const bool opponent_threatens =
-              !over && !opponent_wins && !state->UnstoppableThreat().IsNull();
+              !over && !opponent_wins &&
+              !TavleiProver().UnstoppableThreat(*state).IsNull();
           state->Undo();
           ASSERT_EQ(count > 0 ? allows[i] : 0, opponent_wins ? 1 : 0)
               << state->PositionText() << " " << state->MoveText(moves[i]);
@@ -672,13 +676,15 @@ TEST(TavleiResultTest, UnstoppableThreatAgreesWithPlayingEveryReply) {
   int threats_seen = 0;
   ForEachRandomTavleiPosition(
       5, 60, [&](GameState* state, const MoveList& moves) {
-        if (state->SideToMove() != 1 || !state->ImmediateWin().IsNull()) return;
+        if (state->SideToMove() != 1 ||
+            !TavleiProver().ImmediateWin(*state).IsNull())
+          return;
         bool exists = false;
         for (const Move move : moves) {
           exists |= move.from == PrinceSquare(*state) &&
                     EveryReplyLeaves(state, move, HasImmediateWin);
         }
-        const Move threat = state->UnstoppableThreat();
+        const Move threat = TavleiProver().UnstoppableThreat(*state);
         ASSERT_EQ(!threat.IsNull(), exists) << state->PositionText();
         if (exists) {
           ++threats_seen;
@@ -705,7 +711,7 @@ TEST(TavleiResultTest, WinInFiveAgreesWithPlayingEveryReply) {
           exists |= move.from == PrinceSquare(*state) &&
                     EveryReplyLeaves(state, move, HasWinInOneOrThree);
         }
-        const Move win = state->WinInFive();
+        const Move win = TavleiProver().WinInFive(*state);
         if (!win.IsNull()) {
           ASSERT_TRUE(moves.contains(win));
           ASSERT_TRUE(EveryReplyLeaves(state, win, HasWinInOneOrThree))
@@ -740,7 +746,7 @@ TEST(TavleiResultTest, ImmediateWinOnHandMadePositions) {
     std::unique_ptr<GameState> state = NewState("tavlei9", c.position);
     MoveList moves;
     state->LegalMoves(&moves);
-    const Move win = state->ImmediateWin();
+    const Move win = TavleiProver().ImmediateWin(*state);
     if (std::string_view(c.win).empty()) {
       EXPECT_TRUE(win.IsNull()) << state->MoveText(win);
     } else {
@@ -748,6 +754,53 @@ TEST(TavleiResultTest, ImmediateWinOnHandMadePositions) {
       EXPECT_EQ(state->MoveText(win).substr(0, 5), c.win);
     }
   }
+}
+
+// The registry hands Tavlei's prover to the search for both variants (with
+// any options) and none for Tavreli; the prover has no answer for a state of
+// another game, even one with a win in one.
+TEST(TavleiProverTest, ServesTavleiOnly) {
+  for (const char* name : {"tavlei9", "tavlei11"}) {
+    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
+    ASSERT_TRUE(game.ok());
+    EXPECT_EQ(GameProver(**game), &TavleiProver()) << name;
+  }
+  absl::StatusOr<std::unique_ptr<Game>> short_prince =
+      MakeGame("tavlei9", {{"prince_max_steps", 1}});
+  ASSERT_TRUE(short_prince.ok());
+  EXPECT_EQ(GameProver(**short_prince), &TavleiProver());
+  absl::StatusOr<std::unique_ptr<Game>> tavreli = MakeGame("tavreli");
+  ASSERT_TRUE(tavreli.ok());
+  EXPECT_EQ(GameProver(**tavreli), nullptr);
+
+  // Rh1-h8 mates.
+  absl::StatusOr<std::unique_ptr<GameState>> mate =
+      (*tavreli)->NewStateFromText("k7/8/1K6/8/8/8/8/7R w - - 0 1");
+  ASSERT_TRUE(mate.ok());
+  MoveList moves;
+  (*mate)->LegalMoves(&moves);
+  std::vector<uint8_t> plies;
+  EXPECT_TRUE(TavleiProver().ImmediateWin(**mate).IsNull());
+  EXPECT_TRUE(TavleiProver().UnstoppableThreat(**mate).IsNull());
+  EXPECT_TRUE(TavleiProver().WinInFive(**mate).IsNull());
+  EXPECT_EQ(TavleiProver().MovesAllowingQuickWin(**mate, moves, true, &plies),
+            0);
+}
+
+// With a prince limited to one step, the open a-file is no immediate win:
+// the prover reads each state's own rules.
+TEST(TavleiProverTest, ReadsTheRulesOfEachState) {
+  absl::StatusOr<std::unique_ptr<Game>> game =
+      MakeGame("tavlei9", {{"prince_max_steps", 1}});
+  ASSERT_TRUE(game.ok());
+  absl::StatusOr<std::unique_ptr<GameState>> state =
+      (*game)->NewStateFromText("9/t8/9/9/K7t/9/9/9/4t4 d 0");
+  ASSERT_TRUE(state.ok());
+  EXPECT_TRUE(TavleiProver().ImmediateWin(**state).IsNull());
+  EXPECT_FALSE(
+      TavleiProver()
+          .ImmediateWin(*NewState("tavlei9", "9/t8/9/9/K7t/9/9/9/4t4 d 0"))
+          .IsNull());
 }
 
 TEST(TavleiResultTest, PrinceReachesAnExit) {

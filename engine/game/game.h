@@ -1,6 +1,7 @@
 // The game-neutral interface: everything the search, self-play, training and
 // the CLI may know about a game. Tavreli and Tavlei implement it; a third game
-// plugs in by implementing it and registering in engine/games.
+// plugs in by implementing it and registering in engine/games. Tactics a
+// game can find cheaply are not part of it: see engine/game/prover.h.
 #ifndef VOLKHV_ENGINE_GAME_GAME_H_
 #define VOLKHV_ENGINE_GAME_GAME_H_
 
@@ -62,35 +63,6 @@ class GameState {
   // state's start position), this time included: 1 the first time, 3 ends
   // the game by repetition.
   virtual int Occurrences() const = 0;
-  // A legal move that wins the game at once for the side to move, or a null
-  // Move. A game answers only where it can tell cheaply (Tavlei: the prince
-  // reaching an exit, the prince captured); others always say none. The
-  // search uses it to score a position as won without evaluating it.
-  virtual Move ImmediateWin() const { return Move{}; }
-  // A legal move after which every reply of the opponent leaves the side to
-  // move an ImmediateWin() (a win in three plies), or a null Move; null
-  // where the game cannot tell cheaply (Tavlei looks at the prince's escape
-  // threats only). Meaningful when ImmediateWin() is null.
-  virtual Move UnstoppableThreat() const { return Move{}; }
-  // A legal move after which every reply of the opponent leaves the side to
-  // move an ImmediateWin() or an UnstoppableThreat() (a win in five plies
-  // at most), or a null Move; null where the game cannot tell cheaply (it
-  // need not find every such move). Meaningful when ImmediateWin() and
-  // UnstoppableThreat() are null.
-  virtual Move WinInFive() const { return Move{}; }
-  // How many moves of `legal` (this position's LegalMoves()) let the
-  // player to move after them win quickly. When some do, *win_plies gets
-  // one entry per move: 1 when that player then has an ImmediateWin(), else
-  // 3 when (with `threats`) an UnstoppableThreat(), else 0; when none do it
-  // may be left as it was. Games that cannot tell cheaply return 0. The
-  // search treats those moves as lost.
-  virtual int MovesAllowingQuickWin(const MoveList& legal, bool threats,
-                                    std::vector<uint8_t>* win_plies) const {
-    (void)legal;
-    (void)threats;
-    (void)win_plies;
-    return 0;
-  }
   // Hash of everything that defines position identity for repetition.
   virtual uint64_t Hash() const = 0;
 

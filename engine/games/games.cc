@@ -2,6 +2,7 @@
 
 #include "engine/game/strings.h"
 #include "engine/tavlei/tavlei_game.h"
+#include "engine/tavlei/tavlei_prover.h"
 #include "engine/tavreli/tavreli_game.h"
 
 namespace volkhv {
@@ -18,6 +19,12 @@ absl::StatusOr<std::unique_ptr<Game>> MakeGame(std::string_view name,
   }
   return absl::InvalidArgumentError(Cat(
       "unknown game '", name, "' (known: ", "tavreli, tavlei9, tavlei11", ")"));
+}
+
+const Prover* GameProver(const Game& game) {
+  const std::string_view name = game.Info().name;
+  if (name == "tavlei9" || name == "tavlei11") return &TavleiProver();
+  return nullptr;
 }
 
 }  // namespace volkhv

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
+#include "engine/game/prover.h"
 
 namespace volkhv {
 
@@ -18,6 +19,10 @@ std::vector<std::string_view> GameNames();
 // Errors name the unknown game or option.
 absl::StatusOr<std::unique_ptr<Game>> MakeGame(std::string_view name,
                                                const GameOptions& options = {});
+
+// The tactics prover of `game` for the search (engine/game/prover.h), or
+// nullptr for a game without one. Valid for the program's life; thread-safe.
+const Prover* GameProver(const Game& game);
 
 }  // namespace volkhv
 

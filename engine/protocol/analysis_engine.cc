@@ -352,7 +352,7 @@ void AnalysisEngine::Worker() {
 
 void AnalysisEngine::RunTask(Task& task) {
   search::Search search(options_.params, task.entry->evaluator.get(),
-                        options_.seed);
+                        GameProver(*task.entry->game), options_.seed);
   const std::vector<Move> moves(task.moves->begin(),
                                 task.moves->begin() + task.turn);
   if (const absl::Status status = search.SetPosition(*task.start, moves);

@@ -338,8 +338,8 @@ bool UciEngine::EnsureSearch() {
     evaluator_ = *std::move(evaluator);
   }
   if (search_ == nullptr) {
-    search_ = std::make_unique<search::Search>(options_.params,
-                                               evaluator_.get(), options_.seed);
+    search_ = std::make_unique<search::Search>(
+        options_.params, evaluator_.get(), GameProver(*game_), options_.seed);
   }
   return true;
 }

@@ -105,10 +105,11 @@ Move PolicyPlayer::ChooseMove(const GameState& state) {
 }
 
 MctsPlayer::MctsPlayer(std::shared_ptr<nn::Evaluator> evaluator,
-                       const SearchParams& params, const SearchLimits& limits,
-                       uint64_t seed, std::string name)
+                       const Prover* prover, const SearchParams& params,
+                       const SearchLimits& limits, uint64_t seed,
+                       std::string name)
     : evaluator_(std::move(evaluator)),
-      search_(params, evaluator_.get(), seed),
+      search_(params, evaluator_.get(), prover, seed),
       limits_(limits),
       name_(std::move(name)) {}
 

@@ -113,8 +113,9 @@ class PolicyPlayer final : public Player {
 // opponent's reply is found among the legal moves after the player's own.
 class MctsPlayer final : public Player {
  public:
-  // `evaluator` is shared (thread-safe) and must outlive the player.
-  MctsPlayer(std::shared_ptr<nn::Evaluator> evaluator,
+  // `evaluator` is shared (thread-safe). `prover` (the game's tactics, may
+  // be null) must outlive the player.
+  MctsPlayer(std::shared_ptr<nn::Evaluator> evaluator, const Prover* prover,
              const SearchParams& params, const SearchLimits& limits,
              uint64_t seed, std::string name);
   std::string Name() const override { return name_; }

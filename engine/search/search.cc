@@ -186,8 +186,8 @@ struct Search::RunStats {
 };
 
 Search::Search(const SearchParams& params, nn::Evaluator* evaluator,
-               uint64_t seed)
-    : params_(params), evaluator_(evaluator), rng_(seed) {}
+               const Prover* prover, uint64_t seed)
+    : params_(params), evaluator_(evaluator), prover_(prover), rng_(seed) {}
 
 Search::~Search() = default;
 
@@ -522,21 +522,26 @@ Search::Pick Search::PickLeaf(Slot* slot) {
     return Pick::kKnown;
   }
   // A decisive move, and in how many plies its child loses unless over.
-  Move decisive = params_.immediate_wins ? state->ImmediateWin() : Move{};
+  const Prover* prover = prover_;
+  Move decisive = prover != nullptr && params_.immediate_wins
+                      ? prover->ImmediateWin(*state)
+                      : Move{};
   int decisive_child_plies = 0;
-  if (decisive.IsNull() && params_.unstoppable_threats) {
-    decisive = state->UnstoppableThreat();
+  if (prover != nullptr && decisive.IsNull() && params_.unstoppable_threats) {
+    decisive = prover->UnstoppableThreat(*state);
     decisive_child_plies = 2;
     if (decisive.IsNull() && params_.wins_in_five) {
-      decisive = state->WinInFive();
+      decisive = prover->WinInFive(*state);
       decisive_child_plies = 4;
     }
   }
   int lost_moves = 0;
   slot->allows_win.clear();
-  if (decisive.IsNull() && params_.avoid_immediate_losses) {
-    lost_moves = state->MovesAllowingQuickWin(
-        slot->legal, params_.avoid_unstoppable_threats, &slot->allows_win);
+  if (prover != nullptr && decisive.IsNull() &&
+      params_.avoid_immediate_losses) {
+    lost_moves = prover->MovesAllowingQuickWin(
+        *state, slot->legal, params_.avoid_unstoppable_threats,
+        &slot->allows_win);
     if (lost_moves == 0) slot->allows_win.clear();
   }
   const uint64_t expansion =

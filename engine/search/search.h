@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "engine/game/game.h"
+#include "engine/game/prover.h"
 #include "engine/search/gumbel_select.h"
 #include "engine/search/random.h"
 #include "engine/search/search_params.h"
@@ -34,9 +35,13 @@ using ProgressCallback = std::function<void(const SearchResult&)>;
 // (self-play games, analysis queries) filling the evaluator's batches.
 class Search {
  public:
-  // `evaluator` must outlive the Search. `seed` drives root noise and
-  // SampleMove. Thread-safe (touches nothing shared).
-  Search(const SearchParams& params, nn::Evaluator* evaluator, uint64_t seed);
+  // `evaluator` must outlive the Search. `prover` (the game's tactics,
+  // engine/games/games.h: GameProver) may be null (no tactics: the search
+  // finds those wins by searching); if not, it must outlive the Search.
+  // `seed` drives root noise and SampleMove. Thread-safe (touches nothing
+  // shared).
+  Search(const SearchParams& params, nn::Evaluator* evaluator,
+         const Prover* prover, uint64_t seed);
   ~Search();
   Search(const Search&) = delete;
   Search& operator=(const Search&) = delete;
@@ -184,6 +189,7 @@ class Search {
 
   SearchParams params_;
   nn::Evaluator* evaluator_;
+  const Prover* prover_;  // may be null
   Rng rng_;
   Tree tree_;
   // Where SetPosition started, and the moves played since (tree reuse).

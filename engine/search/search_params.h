@@ -60,9 +60,10 @@ struct SearchParams {
   // instead of three plies later.
   bool two_fold_draws;
   // A new leaf whose side to move has a move that wins at once
-  // (GameState::ImmediateWin) is a proven win in one ply, not evaluated:
-  // the winning move is found however small its prior (a tafl prince on an
-  // open line to an exit) and the solver builds on it.
+  // (Prover::ImmediateWin) is a proven win in one ply, not evaluated: the
+  // winning move is found however small its prior (a tafl prince on an open
+  // line to an exit) and the solver builds on it. This and the four options
+  // below act only when the search has a Prover (engine/game/prover.h).
   bool immediate_wins;
   // At each expansion, a move after which the opponent has such a win is a
   // proven loss (its child proven won for the opponent, its prior 0); when
@@ -76,13 +77,13 @@ struct SearchParams {
   // attacker move that lets the prince open two lines is never searched.
   bool avoid_unstoppable_threats;
   // A new leaf whose side to move has a move that no reply can stop from
-  // becoming an immediate win (GameState::UnstoppableThreat: in Tavlei a
+  // becoming an immediate win (Prover::UnstoppableThreat: in Tavlei a
   // prince move that opens escapes the attackers cannot all close) is a
   // proven win in three plies, not evaluated.
   bool unstoppable_threats;
   // With unstoppable_threats: a new leaf whose side to move has a move
   // after which every reply allows an immediate win or an unstoppable
-  // threat (GameState::WinInFive: in Tavlei a prince move that makes two
+  // threat (Prover::WinInFive: in Tavlei a prince move that makes two
   // threats or one the attackers cannot parry in time) is a proven win in
   // five plies, not evaluated.
   bool wins_in_five;

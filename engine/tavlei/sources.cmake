@@ -8,5 +8,6 @@ add_library(volkhv_tavlei STATIC
   ${CMAKE_CURRENT_LIST_DIR}/position_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/move_text.cc
   ${CMAKE_CURRENT_LIST_DIR}/tavlei_game.cc
+  ${CMAKE_CURRENT_LIST_DIR}/tavlei_prover.cc
 )
 target_link_libraries(volkhv_tavlei PUBLIC volkhv_game)

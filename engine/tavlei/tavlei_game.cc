@@ -4,7 +4,6 @@
 #include <utility>
 #include <vector>
 
-#include "engine/tavlei/immediate_win.h"
 #include "engine/tavlei/move_text.h"
 #include "engine/tavlei/movegen.h"
 #include "engine/tavlei/play_move.h"
@@ -79,24 +78,6 @@ int TavleiState::Occurrences() const {
     if (it->SameArrangement(position_)) ++count;
   }
   return count;
-}
-
-Move TavleiState::ImmediateWin() const {
-  return FindImmediateWin(*rules_, position_);
-}
-
-Move TavleiState::UnstoppableThreat() const {
-  return FindUnstoppableEscape(*rules_, position_);
-}
-
-Move TavleiState::WinInFive() const {
-  return FindEscapeInFive(*rules_, position_);
-}
-
-int TavleiState::MovesAllowingQuickWin(const MoveList& legal, bool threats,
-                                       std::vector<uint8_t>* win_plies) const {
-  return MarkMovesAllowingQuickWin(*rules_, position_, legal, threats,
-                                   win_plies);
 }
 
 }  // namespace tavlei

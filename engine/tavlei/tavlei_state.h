@@ -50,15 +50,6 @@ class TavleiState final : public GameState {
   const Rules& rules() const { return *rules_; }
   // Pieces and side to move decide identity.
   int Occurrences() const override;
-  // A prince move onto an exit/refuge, or an attacker move next to the
-  // prince that captures him (engine/tavlei/immediate_win.h).
-  Move ImmediateWin() const override;
-  // The prince/king's unstoppable escape threats (defenders only).
-  Move UnstoppableThreat() const override;
-  // The prince/king's wins in five plies (defenders only).
-  Move WinInFive() const override;
-  int MovesAllowingQuickWin(const MoveList& legal, bool threats,
-                            std::vector<uint8_t>* win_plies) const override;
 
  private:
   std::shared_ptr<const Rules> rules_;
