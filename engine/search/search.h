@@ -1,5 +1,19 @@
 // PUCT Monte-Carlo tree search over the game interface (engine/game/game.h)
-// with leaf minibatches sent to an nn::Evaluator. Knows nothing of any game.
+// with leaf minibatches sent to an nn::Evaluator and, where the game has one,
+// a Prover for its tactics. Knows nothing of any game.
+//
+// The methods are implemented by concern, one file each:
+//   search.cc          life cycle (positions, tree reuse, root noise) and the
+//                      Run loop (minibatches, limits)
+//   selection.cc       the descent to a leaf: PUCT, first-play urgency,
+//                      forced playouts, virtual loss, collisions; or
+//                      Gumbel AlphaZero's rules (gumbel_select.h)
+//   leaf_extension.cc  a new leaf: game end and repetition, the prover's
+//                      tactics, the memory cap, evaluation and expansion
+//   backup.cc          values along the path, proven values upwards
+//   results.cc         the report (SearchResult, PVs), move choice and the
+//                      root visit counts and improved policy for training
+// search_internal.h holds what those files share.
 #ifndef VOLKHV_ENGINE_SEARCH_SEARCH_H_
 #define VOLKHV_ENGINE_SEARCH_SEARCH_H_
 
@@ -35,6 +49,8 @@ using ProgressCallback = std::function<void(const SearchResult&)>;
 // (self-play games, analysis queries) filling the evaluator's batches.
 class Search {
  public:
+  // ---- Life cycle and Run: search.cc ----
+
   // `evaluator` must outlive the Search. `prover` (the game's tactics,
   // engine/games/games.h: GameProver) may be null (no tactics: the search
   // finds those wins by searching); if not, it must outlive the Search.
@@ -74,6 +90,8 @@ class Search {
                    const ProgressCallback& progress = {},
                    const std::atomic<bool>* stop = nullptr);
 
+  // ---- Results: results.cc ----
+
   // The report of the tree as it stands (what Run returns, without the
   // per-Run statistics). Const; not concurrently with a mutating method.
   SearchResult Report() const;
@@ -107,12 +125,13 @@ class Search {
   // and N, c*'s own visits, c's reduced ones); a child left with one visit
   // or none is dropped (0). No count ever increases. Const.
   std::vector<std::pair<Move, uint32_t>> PrunedRootVisits() const;
-
   // With SearchParams::gumbel, after a Run: Gumbel AlphaZero's improved
   // policy softmax(logits + sigma(completed Q)) over every legal root move,
   // in legal-move order (the policy training target); empty otherwise or
   // before the root is expanded. Const.
   std::vector<std::pair<Move, float>> ImprovedRootPolicy() const;
+
+  // ---- Inspection (inline) ----
 
   // The current root position (valid until the next SetPosition/Advance;
   // requires a position). Const.
@@ -124,27 +143,84 @@ class Search {
   uint64_t tree_bytes() const { return tree_.bytes(); }
 
  private:
-  struct Slot;
-  struct RunStats;
+  struct Slot;      // one leaf of a minibatch (search_internal.h)
+  struct RunStats;  // counters of one Run (search_internal.h)
+  // What the prover showed at a new leaf (leaf_extension.cc).
+  struct Tactics {
+    // A move that wins (null: none), and in how many plies its child is
+    // lost unless the game is over after it.
+    Move decisive;
+    int decisive_child_plies = 0;
+    // How many legal moves allow the opponent a quick win (slot->allows_win
+    // says which).
+    int lost_moves = 0;
+  };
+  // How PickLeaf ended; kKnown: a proven (terminal or solved) leaf, backed
+  // up with the batch without evaluation.
+  enum class Pick { kLeaf, kKnown, kCollision, kMemoryFull };
+
+  // ---- Life cycle and the Run loop: search.cc ----
 
   void InitRoot();
   void ApplyRootNoise();
   // Fills slots_ with up to `budget` leaves, terminal and proven ones
   // included (they need no evaluation). Returns the playouts started.
   int GatherMinibatch(int budget);
-  // Descends from the root along PUCT; the outcome is in the slot.
-  // kKnown: a proven (terminal or solved) leaf, backed up with the batch.
-  enum class Pick { kLeaf, kKnown, kCollision, kMemoryFull };
+  // Leaves to gather next: minibatch_size, or fewer while the tree is small
+  // (minibatch_root_fraction of the root's visits, at least 1).
+  uint64_t MinibatchBudget(uint32_t root_visits) const;
+  // Whether the tree, the pending expansions and `extra_bytes` more would
+  // pass the memory cap (ram_limit_mb; never without one).
+  bool MemoryFull(uint64_t extra_bytes) const;
+  // What a draw is worth to `side` (0 or 1) in this search: draw_score for
+  // the root's side to move, draw_score_opponent for the other.
+  double DrawScoreFor(int side) const;
+
+  // ---- Selection: selection.cc ----
+
+  // Descends from the root into `slot` (path and moves, one in-flight visit
+  // on each node) until a proven node, a new leaf (handed to ExtendLeaf), a
+  // collision or the memory cap.
   Pick PickLeaf(Slot* slot);
-  // The child PUCT selects at `node` (expanded, not proven).
+  // The child edge of the visited, unproven `node` with the highest PUCT
+  // score (virtual loss counted; children owed forced playouts first at the
+  // root; unvisited children at the first-play urgency).
   Edge* SelectPuct(Node* node, bool is_root);
   // The child Gumbel AlphaZero selects at `node`; the root's schedule
   // starts at its first selection of a Run.
   Edge* SelectGumbel(Node* node, bool is_root);
   GumbelParams GumbelParamsOf(bool is_root) const;
-  // The edge Gumbel chooses at the root after a Run, or null (not a Gumbel
-  // search, no Run since the root changed, or the root is proven).
-  const Edge* GumbelChoice() const;
+  // The value given to `node`'s unvisited children: its own utility less
+  // fpu_reduction (at the root fpu_reduction_at_root) * sqrt(prior mass of
+  // its visited children).
+  double FirstPlayUrgency(const Node& node, bool is_root, double draw_score,
+                          double visited_policy) const;
+  // Takes back the in-flight visits of `slot`'s path.
+  void ReleasePath(const Slot& slot);
+  // Takes back the in-flight visits that collisions left (after a batch).
+  void CancelCollisions();
+
+  // ---- Leaf extension: leaf_extension.cc ----
+
+  // Finds out what the new leaf `node` at the end of `slot`'s path is: a
+  // game end or repetition (kKnown), a win or loss the prover shows
+  // (expanded as proven, kKnown), one over the memory cap (kMemoryFull), or
+  // a leaf to evaluate (kLeaf: its state stays at the leaf, its legal moves
+  // in the slot).
+  Pick ExtendLeaf(Slot* slot, Node* node);
+  // The slot's state, played from the root to its leaf.
+  GameState* PlayToLeaf(Slot* slot);
+  // Takes the slot's state back to the root.
+  void UndoToRoot(Slot* slot);
+  // The proven value of a leaf where the game ends (over, a repetition with
+  // two_fold_draws, no legal moves), else kNone with `legal` filled.
+  Proven LeafEnd(const Node* node, const GameState& state,
+                 MoveList* legal) const;
+  // Asks the prover (if any, as far as the parameters allow) about the leaf
+  // `state` whose legal moves are in `slot`; fills slot->allows_win.
+  Tactics ProbeTactics(const GameState& state, Slot* slot) const;
+  // Evaluates the pending leaves in one batch, expands them and backs every
+  // pending leaf up (proven ones with their exact values).
   void EvaluateAndBackup(RunStats* stats);
   void Expand(Node* node, const MoveList& moves,
               const std::vector<float>& priors);
@@ -166,6 +242,9 @@ class Search {
   bool ExpandLost(Node* node, GameState* state, const Slot* slot);
   // Scales the priors of an expanded node to sum to 1 (if any is positive).
   void NormalizePriors(Node* node);
+
+  // ---- Backup: backup.cc ----
+
   // Adds one visit of value (wl, d), seen from `side`, to every node of
   // `path` (root first), removing its in-flight count; then propagates
   // proven values upwards from the end of the path if `leaf_proven_now`.
@@ -173,15 +252,13 @@ class Search {
               bool leaf_proven_now, RunStats* stats);
   // Whether `node` is now proven from its children; sets it if so.
   bool UpdateProven(Node* node);
-  void CancelCollisions();
-  bool MemoryFull(uint64_t extra_bytes) const;
-  // Leaves to gather next: minibatch_size, or fewer while the tree is small
-  // (minibatch_root_fraction of the root's visits, at least 1).
-  uint64_t MinibatchBudget(uint32_t root_visits) const;
-  // What a draw is worth to `side` (0 or 1) in this search: draw_score for
-  // the root's side to move, draw_score_opponent for the other.
-  double DrawScoreFor(int side) const;
+
+  // ---- Results: results.cc ----
+
   SearchResult BuildResult() const;
+  // The edge Gumbel chooses at the root after a Run, or null (not a Gumbel
+  // search, no Run since the root changed, or the root is proven).
+  const Edge* GumbelChoice() const;
   // SampleMove over `counts` (one per root edge) instead of visits.
   Move SampleByCounts(const std::vector<uint32_t>& counts, double temperature);
   // `first`, then the best-ranked visited children below it.

@@ -1,0 +1,72 @@
+// Backup: the values of evaluated and proven leaves added along their paths,
+// and proven values propagated towards the root (the MCTS solver).
+#include <algorithm>
+#include <climits>
+#include <span>
+
+#include "engine/search/search.h"
+#include "engine/search/search_internal.h"
+
+namespace volkhv::search {
+
+void Search::Backup(std::span<Node* const> path, double wl, double d, int side,
+                    bool leaf_proven_now, RunStats* stats) {
+  for (Node* node : path) {
+    const double v = node->side_to_move == side ? wl : -wl;
+    ++node->n;
+    --node->in_flight;
+    // A proven node keeps its exact value (leaves of the same minibatch
+    // below it may still come back with estimates).
+    if (node->proven() != Proven::kNone && !node->terminal) continue;
+    const double inv_n = 1.0 / node->n;
+    node->wl += (v - node->wl) * inv_n;
+    node->d += static_cast<float>((d - node->d) * inv_n);
+  }
+  stats->Playout(path.size());
+  if (!leaf_proven_now) return;
+  for (int i = static_cast<int>(path.size()) - 2; i >= 0; --i) {
+    if (!UpdateProven(path[i])) break;
+  }
+}
+
+bool Search::UpdateProven(Node* node) {
+  if (node->proven() != Proven::kNone || !node->expanded()) return false;
+  const int side = node->side_to_move;
+  int shortest_win = INT_MAX;
+  int longest_loss = -1;
+  int shortest_draw = INT_MAX;
+  bool open = false;  // some child's value is not proven
+  for (const Edge& edge : node->children()) {
+    const Node* child = edge.child;
+    if (child == nullptr || child->proven() == Proven::kNone) {
+      open = true;
+      continue;
+    }
+    const int plies = child->proven_plies + 1;
+    switch (child->ProvenFor(side)) {
+      case Proven::kWin:
+        shortest_win = std::min(shortest_win, plies);
+        break;
+      case Proven::kDraw:
+        shortest_draw = std::min(shortest_draw, plies);
+        break;
+      case Proven::kLoss:
+        longest_loss = std::max(longest_loss, plies);
+        break;
+      case Proven::kNone:
+        break;
+    }
+  }
+  if (shortest_win != INT_MAX) {
+    SetProven(node, Proven::kWin, shortest_win);
+  } else if (open) {
+    return false;
+  } else if (shortest_draw != INT_MAX) {
+    SetProven(node, Proven::kDraw, shortest_draw);
+  } else {
+    SetProven(node, Proven::kLoss, longest_loss);
+  }
+  return true;
+}
+
+}  // namespace volkhv::search

@@ -1,0 +1,227 @@
+// Leaf extension: what a new leaf is (the game over, a repetition, a win or
+// loss the prover shows), its evaluation by the network and its expansion.
+#include <cassert>
+#include <cmath>
+#include <span>
+
+#include "engine/search/search.h"
+#include "engine/search/search_internal.h"
+
+namespace volkhv::search {
+
+Search::Pick Search::ExtendLeaf(Slot* slot, Node* node) {
+  GameState* state = PlayToLeaf(slot);
+  node->side_to_move = state->SideToMove() & 1;
+  if (const Proven end = LeafEnd(node, *state, &slot->legal);
+      end != Proven::kNone) {
+    UndoToRoot(slot);
+    node->terminal = 1;
+    SetProven(node, end, 0);
+    slot->known = slot->proven_now = true;
+    return Pick::kKnown;
+  }
+  const Tactics tactics = ProbeTactics(*state, slot);
+  const uint64_t expansion =
+      Tree::ExpansionBytes(slot->legal.size()) +
+      sizeof(Node) * static_cast<uint64_t>(
+                         tactics.decisive.IsNull() ? tactics.lost_moves : 1);
+  if (node != tree_.root() && MemoryFull(expansion)) {
+    UndoToRoot(slot);
+    ReleasePath(*slot);
+    return Pick::kMemoryFull;
+  }
+  const bool known = tactics.decisive.IsNull()
+                         ? tactics.lost_moves == slot->legal.size() &&
+                               ExpandLost(node, state, slot)
+                         : ExpandWon(node, state, tactics.decisive,
+                                     tactics.decisive_child_plies, slot->legal);
+  if (known) {
+    UndoToRoot(slot);
+    slot->known = slot->proven_now = true;
+    return Pick::kKnown;
+  }
+  pending_bytes_ += expansion;
+  return Pick::kLeaf;  // the state stays at the leaf until it is evaluated
+}
+
+GameState* Search::PlayToLeaf(Slot* slot) {
+  if (!slot->in_sync) {
+    slot->state = root_state_->Clone();
+    slot->in_sync = true;
+  }
+  for (Move move : slot->moves) slot->state->Play(move);
+  return slot->state.get();
+}
+
+void Search::UndoToRoot(Slot* slot) {
+  for (size_t i = 0; i < slot->moves.size(); ++i) slot->state->Undo();
+}
+
+Proven Search::LeafEnd(const Node* node, const GameState& state,
+                       MoveList* legal) const {
+  const GameResult result = state.Result();
+  if (result.IsOver()) return ProvenOf(result.outcome);
+  if (params_.two_fold_draws && node != tree_.root() &&
+      state.Occurrences() >= 2) {
+    return Proven::kDraw;
+  }
+  state.LegalMoves(legal);
+  assert(!legal->empty() && "an ongoing game has legal moves");
+  // The game broke its contract: call it a draw.
+  if (legal->empty()) return Proven::kDraw;
+  return Proven::kNone;
+}
+
+Search::Tactics Search::ProbeTactics(const GameState& state, Slot* slot) const {
+  Tactics tactics;
+  slot->allows_win.clear();
+  const Prover* prover = prover_;
+  if (prover == nullptr) return tactics;
+  if (params_.immediate_wins) tactics.decisive = prover->ImmediateWin(state);
+  if (tactics.decisive.IsNull() && params_.unstoppable_threats) {
+    tactics.decisive = prover->UnstoppableThreat(state);
+    tactics.decisive_child_plies = 2;
+    if (tactics.decisive.IsNull() && params_.wins_in_five) {
+      tactics.decisive = prover->WinInFive(state);
+      tactics.decisive_child_plies = 4;
+    }
+  }
+  if (tactics.decisive.IsNull() && params_.avoid_immediate_losses) {
+    tactics.lost_moves = prover->MovesAllowingQuickWin(
+        state, slot->legal, params_.avoid_unstoppable_threats,
+        &slot->allows_win);
+    if (tactics.lost_moves == 0) slot->allows_win.clear();
+  }
+  return tactics;
+}
+
+void Search::AddLostChildren(Node* node, GameState* state,
+                             const std::vector<uint8_t>& allows_win) {
+  for (int i = 0; i < node->num_edges; ++i) {
+    const int opponent_win_plies = allows_win[i];
+    if (opponent_win_plies == 0) continue;
+    Edge& edge = node->edges[i];
+    state->Play(edge.move);
+    const int child_side = state->SideToMove() & 1;
+    state->Undo();
+    edge.prior = 0;
+    edge.child = tree_.NewNode();
+    edge.child->side_to_move = child_side;
+    SetProven(edge.child, Proven::kWin, opponent_win_plies);
+  }
+}
+
+bool Search::ExpandLost(Node* node, GameState* state, const Slot* slot) {
+  tree_.Expand(node,
+               std::span<const Move>(slot->legal.begin(), slot->legal.end()));
+  AddLostChildren(node, state, slot->allows_win);
+  const bool proven = UpdateProven(node);
+  assert(proven && "every child of the node is proven");
+  return proven;
+}
+
+bool Search::ExpandWon(Node* node, GameState* state, Move move,
+                       int child_loss_plies, const MoveList& legal) {
+  state->Play(move);
+  const GameResult after = state->Result();
+  const int child_side = state->SideToMove() & 1;
+  state->Undo();
+  const Proven child_proven =
+      after.IsOver() ? ProvenOf(after.outcome) : Proven::kLoss;
+  const int child_plies = after.IsOver() ? 0 : child_loss_plies;
+  const Proven for_mover =
+      child_side == node->side_to_move ? child_proven : Flip(child_proven);
+  if (for_mover != Proven::kWin) {
+    assert(false && "a decisive move of the game does not win");
+    return false;
+  }
+  tree_.Expand(node, std::span<const Move>(legal.begin(), legal.end()));
+  for (Edge& edge : node->children()) {
+    if (edge.move != move) continue;
+    edge.prior = 1;
+    edge.child = tree_.NewNode();
+    edge.child->side_to_move = child_side;
+    edge.child->terminal = after.IsOver();
+    SetProven(edge.child, child_proven, child_plies);
+  }
+  SetProven(node, Proven::kWin, child_plies + 1);
+  return true;
+}
+
+void Search::EvaluateAndBackup(RunStats* stats) {
+  if (num_pending_ == 0) return;
+  requests_.clear();
+  for (int i = 0; i < num_pending_; ++i) {
+    if (slots_[i]->known) continue;
+    requests_.push_back({slots_[i]->state.get(), &slots_[i]->legal});
+  }
+  evaluations_.resize(requests_.size());
+  if (!requests_.empty()) {
+    const Clock::time_point start = Clock::now();
+    evaluator_->Evaluate(std::span<const nn::EvalRequest>(requests_),
+                         std::span<nn::Evaluation>(evaluations_));
+    stats->eval_seconds += SecondsSince(start);
+    ++stats->batches;
+    stats->evaluations += requests_.size();
+  }
+  int evaluated = 0;
+  for (int i = 0; i < num_pending_; ++i) {
+    Slot* slot = slots_[i].get();
+    Node* leaf = slot->path.back();
+    if (slot->known) {
+      const Proven proven = leaf->proven();
+      Backup(slot->path, ExactWl(proven), ExactD(proven), leaf->side_to_move,
+             slot->proven_now, stats);
+      continue;
+    }
+    const nn::Evaluation& eval = evaluations_[evaluated++];
+    Expand(leaf, slot->legal, eval.priors);
+    if (!slot->allows_win.empty()) {
+      AddLostChildren(leaf, slot->state.get(), slot->allows_win);
+      NormalizePriors(leaf);
+    }
+    for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
+    Backup(slot->path, double(eval.wdl[0]) - eval.wdl[2], eval.wdl[1],
+           leaf->side_to_move, false, stats);
+  }
+  num_pending_ = 0;
+  pending_bytes_ = 0;
+}
+
+void Search::Expand(Node* node, const MoveList& moves,
+                    const std::vector<float>& priors) {
+  const int n = moves.size();
+  tree_.Expand(node, std::span<const Move>(moves.begin(), moves.end()));
+  Edge* edges = node->edges;
+  if (static_cast<int>(priors.size()) != n) {
+    assert(false && "the evaluator returned one prior per legal move");
+    for (int i = 0; i < n; ++i) edges[i].prior = 1.0f / n;
+    return;
+  }
+  const double temp = params_.policy_softmax_temp;
+  if (temp == 1.0) {
+    for (int i = 0; i < n; ++i) edges[i].prior = priors[i];
+    return;
+  }
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    const double p = std::pow(std::max(priors[i], 0.0f), 1.0 / temp);
+    edges[i].prior = static_cast<float>(p);
+    sum += p;
+  }
+  for (int i = 0; i < n; ++i) {
+    edges[i].prior =
+        sum > 0 ? static_cast<float>(edges[i].prior / sum) : 1.0f / n;
+  }
+}
+
+void Search::NormalizePriors(Node* node) {
+  double sum = 0;
+  for (const Edge& edge : node->children()) sum += edge.prior;
+  if (sum <= 0) return;
+  for (Edge& edge : node->children()) {
+    edge.prior = static_cast<float>(edge.prior / sum);
+  }
+}
+
+}  // namespace volkhv::search
