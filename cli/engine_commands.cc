@@ -24,6 +24,7 @@
 #include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/protocol/uci_engine.h"
+#include "engine/search/centipawns.h"
 #include "engine/search/search.h"
 #include "nn/bundled_net.h"
 
@@ -68,7 +69,7 @@ std::string Evaluation(const search::MoveInfo& m) {
   } else if (m.proven == search::Proven::kDraw) {
     Append(&text, ", proven draw");
   } else {
-    Append(&text, ", score cp ", protocol::CentipawnsFromQ(m.q));
+    Append(&text, ", score cp ", search::CentipawnsFromQ(m.q));
   }
   return text;
 }

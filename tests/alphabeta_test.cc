@@ -13,6 +13,7 @@
 
 #include "engine/games/games.h"
 #include "engine/games/heuristics.h"
+#include "engine/search/centipawns.h"
 #include "engine/search/players.h"
 #include "engine/tavlei/heuristic.h"
 #include "engine/tavlei/tavlei_state.h"
@@ -396,9 +397,9 @@ TEST(PlayersTest, EvaluationComments) {
   v.score_cp = 12;
   v.nodes = 200;
   EXPECT_EQ(v.Comment(), "+0.12 200v");
-  EXPECT_EQ(ScoreFromQ(0), 0);
-  EXPECT_GT(ScoreFromQ(0.5), 80);
-  EXPECT_LT(ScoreFromQ(-0.5), -80);
+  EXPECT_EQ(CentipawnsFromQ(0), 0);
+  EXPECT_EQ(CentipawnsFromQ(0.5), 89);
+  EXPECT_EQ(CentipawnsFromQ(-0.5), -89);
 }
 
 }  // namespace

@@ -6,13 +6,6 @@
 
 namespace volkhv::protocol {
 
-int CentipawnsFromQ(double q) {
-  if (!std::isfinite(q)) return 0;
-  q = std::clamp(q, -1.0, 1.0);
-  const double cp = 111.714640912 * std::tan(1.5620688421 * q);
-  return static_cast<int>(std::lround(std::clamp(cp, -12800.0, 12800.0)));
-}
-
 std::array<int, 3> WdlPerMille(const float wdl[3]) {
   double v[3];
   double sum = 0;

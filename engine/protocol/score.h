@@ -1,5 +1,6 @@
-// Search values as front ends show them: a centipawn-like score from Q,
-// WDL in per mille, and proven results as "mate in N moves".
+// Search values as front ends show them: WDL in per mille, proven results
+// as "mate in N moves" (the centipawn-like score from Q is
+// engine/search/centipawns.h).
 #ifndef VOLKHV_ENGINE_PROTOCOL_SCORE_H_
 #define VOLKHV_ENGINE_PROTOCOL_SCORE_H_
 
@@ -12,11 +13,6 @@
 #include "engine/search/node.h"
 
 namespace volkhv::protocol {
-
-// lc0's mapping of Q = W - L in [-1, 1] to centipawns:
-// 111.714640912 * tan(1.5620688421 * q), clamped to +-12800 (|q| = 1 maps
-// to about +-12800). Monotonic; 0 for q = 0.
-int CentipawnsFromQ(double q);
 
 // W, D, L in per mille, rounded so that they sum to 1000 (the largest
 // remainders get the spare units). Negative inputs count as 0; all zero

@@ -13,6 +13,8 @@
 #include "engine/games/games.h"
 #include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
+#include "engine/search/centipawns.h"
+#include "engine/search/time_manager.h"
 
 namespace volkhv::protocol {
 namespace {
@@ -501,18 +503,13 @@ void UciEngine::CommandPosition(const std::vector<std::string_view>& tokens) {
 }
 
 void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
-  search::SearchLimits limits;
-  limits.progress_interval_ms = options_.progress_interval_ms;
-  bool infinite = false;
-  std::optional<int64_t> time_left[2], increment[2], moves_to_go;
+  search::TimeControl control;
   for (size_t i = 1; i < tokens.size(); ++i) {
     const std::string_view word = tokens[i];
     if (word == "infinite") {
-      infinite = true;
+      control.infinite = true;
       continue;
     }
-    int64_t* target = nullptr;
-    std::optional<int64_t>* optional_target = nullptr;
     if (word == "nodes" || word == "visits" || word == "movetime" ||
         word == "wtime" || word == "btime" || word == "winc" ||
         word == "binc" || word == "movestogo") {
@@ -534,24 +531,22 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
       }
       ++i;
       if (word == "nodes") {
-        limits.nodes = static_cast<uint64_t>(*value);
+        control.nodes = static_cast<uint64_t>(*value);
       } else if (word == "visits") {
-        limits.visits = static_cast<uint64_t>(*value);
+        control.visits = static_cast<uint64_t>(*value);
       } else if (word == "movetime") {
-        target = &limits.time_ms;
+        control.movetime_ms = *value;
       } else if (word == "wtime") {
-        optional_target = &time_left[0];
+        control.time_left_ms[0] = *value;
       } else if (word == "btime") {
-        optional_target = &time_left[1];
+        control.time_left_ms[1] = *value;
       } else if (word == "winc") {
-        optional_target = &increment[0];
+        control.increment_ms[0] = *value;
       } else if (word == "binc") {
-        optional_target = &increment[1];
+        control.increment_ms[1] = *value;
       } else {
-        optional_target = &moves_to_go;
+        control.moves_to_go = *value;
       }
-      if (target != nullptr) *target = *value;
-      if (optional_target != nullptr) *optional_target = *value;
       continue;
     }
     Error(Cat("go: unknown parameter '", word, "'"));
@@ -567,26 +562,9 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
     Send("bestmove (none)");
     return;
   }
-  const int side = search_->root_state().SideToMove() & 1;
-  if (limits.time_ms == 0 && time_left[side].has_value()) {
-    // Clock play: an even share of the time left plus most of the
-    // increment, never more than the clock minus a safety margin.
-    // Clamped to about 35 years so that no sum below can overflow.
-    constexpr int64_t kMaxClockMs = int64_t{1} << 40;
-    const int64_t left =
-        std::clamp<int64_t>(*time_left[side], -kMaxClockMs, kMaxClockMs);
-    const int64_t inc =
-        std::min<int64_t>(increment[side].value_or(0), kMaxClockMs);
-    const int64_t divisor =
-        moves_to_go.has_value() && *moves_to_go > 0
-            ? std::min<int64_t>(*moves_to_go, kMaxClockMs) + 1
-            : 30;
-    int64_t budget = left / divisor + inc * 3 / 4;
-    budget = std::min(budget, left - std::min<int64_t>(left / 10, 100));
-    limits.time_ms = std::max<int64_t>(budget, 1);
-  }
-  limits.infinite = infinite || (limits.nodes == 0 && limits.visits == 0 &&
-                                 limits.time_ms == 0);
+  search::SearchLimits limits =
+      search::SearchLimitsFor(control, search_->root_state().SideToMove() & 1);
+  limits.progress_interval_ms = options_.progress_interval_ms;
   infinite_ = limits.infinite;
   stop_ = false;
   searching_ = true;
@@ -659,7 +637,8 @@ void UciEngine::SendReport(const search::SearchResult& r) {
     if (mate.has_value()) {
       Append(&line, " score mate ", *mate);
     } else {
-      Append(&line, " score cp ", CentipawnsFromQ(known ? m.q : r.root_q));
+      Append(&line, " score cp ",
+             search::CentipawnsFromQ(known ? m.q : r.root_q));
     }
     const std::array<int, 3> wdl = WdlPerMille(known ? m.wdl : r.root_wdl);
     Append(&line, " wdl ", wdl[0], " ", wdl[1], " ", wdl[2], " pv");

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "engine/search/centipawns.h"
 
 namespace volkhv::search {
 
@@ -24,13 +25,6 @@ std::string PlayerEval::Comment() const {
     text += absl::StrFormat(" %dv", nodes);
   }
   return text;
-}
-
-int ScoreFromQ(double q) {
-  q = std::clamp(q, -1.0, 1.0);
-  const double cp = 90.0 * std::tan(1.5637541897 * q);
-  const double cap = kMaxHeuristicScore - 1;
-  return static_cast<int>(std::lround(std::clamp(cp, -cap, cap)));
 }
 
 Move RandomPlayer::ChooseMove(const GameState& state) {
@@ -99,7 +93,7 @@ Move PolicyPlayer::ChooseMove(const GameState& state) {
     }
   }
   PlayerEval eval;
-  eval.score_cp = ScoreFromQ(evaluation.wdl[0] - evaluation.wdl[2]);
+  eval.score_cp = CentipawnsFromQ(evaluation.wdl[0] - evaluation.wdl[2]);
   last_ = eval;
   return moves[chosen];
 }
@@ -155,7 +149,7 @@ Move MctsPlayer::ChooseMove(const GameState& state) {
   last_result_ = search_.Run(limits_);
   const Move move = last_result_.best_move;
   PlayerEval eval;
-  eval.score_cp = ScoreFromQ(last_result_.root_q);
+  eval.score_cp = CentipawnsFromQ(last_result_.root_q);
   if (last_result_.root_proven == Proven::kWin) {
     eval.mate_plies = std::max(1, last_result_.root_proven_plies);
     eval.score_cp = kMateScore - eval.mate_plies;

@@ -25,7 +25,7 @@ namespace volkhv::search {
 // What a player thought of the position it moved in, for adjudication and
 // game-file comments. From the point of view of the player who moved.
 struct PlayerEval {
-  int score_cp = 0;    // centipawn-like; proven results are beyond 10000
+  int score_cp = 0;    // CentipawnsFromQ; proven results are beyond 10000
   int mate_plies = 0;  // > 0: wins in n plies; < 0: loses in -n; 0: unproven
   int depth = 0;       // alpha-beta iterations (0 for other players)
   uint64_t nodes = 0;  // nodes searched or visits
@@ -34,10 +34,6 @@ struct PlayerEval {
   // "+0.35/3", "-M4/6" (mate in moves), "+0.12 200v" without a depth.
   std::string Comment() const;
 };
-
-// The centipawn-like score of an expected result q = W - L in [-1, 1]
-// (lc0's mapping, so that networks and the baseline report on one scale).
-int ScoreFromQ(double q);
 
 // One player of one game at a time: not thread-safe. A match makes one
 // Player per game thread (evaluators may be shared; they are thread-safe).
