@@ -47,7 +47,7 @@ struct Node {
   float d = 0;             // mean draw probability over the n visits
   uint32_t n = 0;          // completed visits
   uint32_t in_flight = 0;  // visits started in this minibatch, not backed up
-  uint16_t num_edges = 0;  // <= kMaxMoves (2304)
+  uint16_t num_edges = 0;  // <= kMaxMoves (engine/game/move.h)
   uint8_t side_to_move : 1 = 0;
   uint8_t terminal : 1 = 0;     // the game is over here (proven != kNone)
   uint8_t proven_bits : 2 = 0;  // a Proven; use proven() / set_proven()
@@ -72,6 +72,7 @@ struct Node {
 static_assert(sizeof(Node) == 32,
               "Node: 8 (edges) + 8 (wl) + 4 (d) + 4 (n) + 4 (in_flight) + "
               "2 (num_edges) + 1 (flags) + 1 (proven_plies)");
+static_assert(kMaxMoves <= UINT16_MAX, "Node::num_edges holds any move count");
 
 }  // namespace volkhv::search
 
