@@ -1,5 +1,5 @@
-// Games, positions and encoders for the tests: a game by name, positions
-// sampled from random games, and the default encoder of a game.
+// Games, positions and encoders for the tests: a game by name, its prover,
+// positions sampled from random games, and the default encoder of a game.
 #ifndef VOLKHV_TESTS_GAME_FIXTURES_H_
 #define VOLKHV_TESTS_GAME_FIXTURES_H_
 
@@ -21,6 +21,13 @@ inline std::unique_ptr<Game> NewGame(const std::string& name) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
   EXPECT_TRUE(game.ok()) << game.status();
   return game.ok() ? *std::move(game) : nullptr;
+}
+
+// The registry's prover for the game of `state` (engine/games/games.h:
+// GameProver; null for Tavreli), as every search caller passes it.
+inline const Prover* ProverOf(const GameState& state) {
+  std::unique_ptr<Game> game = NewGame(state.Info().name);
+  return game != nullptr ? GameProver(*game) : nullptr;
 }
 
 // `count` positions of random games of `game`, each with a legal move and not

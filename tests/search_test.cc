@@ -23,12 +23,14 @@
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
 #include "tests/fake_evaluator.h"
+#include "tests/game_fixtures.h"
 
 namespace volkhv::search {
 namespace {
 
 using ::volkhv::testing::FakeEvaluator;
 using ::volkhv::testing::FavourMoves;
+using ::volkhv::testing::ProverOf;
 using ::volkhv::testing::ShyOfSquare;
 using ::volkhv::testing::ValueBySide;
 
@@ -40,13 +42,6 @@ std::unique_ptr<GameState> State(std::string_view game_name,
   auto state = (*game)->NewStateFromText(text);
   EXPECT_TRUE(state.ok()) << text << ": " << state.status().message();
   return *std::move(state);
-}
-
-// The registry's prover for the game of `state` (null for Tavreli).
-const Prover* ProverOf(const GameState& state) {
-  auto game = MakeGame(state.Info().name);
-  EXPECT_TRUE(game.ok()) << game.status().message();
-  return game.ok() ? GameProver(**game) : nullptr;
 }
 
 Move ParseMove(const GameState& state, std::string_view text) {

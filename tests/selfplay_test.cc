@@ -35,6 +35,7 @@
 #include "selfplay/record_io.h"
 #include "selfplay/selfplay_config.h"
 #include "tests/fake_evaluator.h"
+#include "tests/game_fixtures.h"
 #include "tests/test_toolkit.h"
 
 namespace volkhv::selfplay {
@@ -47,6 +48,7 @@ using ::volkhv::testing::FakeEvaluator;
 using ::volkhv::testing::FirstMovePrior;
 using ::volkhv::testing::FreshPath;
 using ::volkhv::testing::LostFor;
+using ::volkhv::testing::ProverOf;
 using ::volkhv::testing::ValueFromHash;
 
 std::unique_ptr<Game> GameNamed(std::string_view name) {
@@ -63,11 +65,6 @@ std::unique_ptr<GameState> StateOf(std::string_view game_name,
       game->NewStateFromText(text);
   EXPECT_TRUE(state.ok()) << text << ": " << state.status();
   return *std::move(state);
-}
-
-// The registry's prover for the game of `state` (null for Tavreli).
-const Prover* ProverOf(const GameState& state) {
-  return GameProver(*GameNamed(state.Info().name));
 }
 
 // PUCT's exploration factor at the root, as the search computes it.
