@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
+#include "cli/selfplay_follow.h"
 #include "engine/game/strings.h"
 #include "nn/weights_file.h"
 #include "selfplay/record_io.h"
@@ -29,11 +30,18 @@ constexpr char kUsage[] =
     "[--set 'FIELD: VALUE ...'] [--net FILE|random] [--games N] "
     "[--parallel N] [--visits N] [--seed N] [--generation N] "
     "[evaluator options]\n"
+    "       volkhv selfplay --follow RUN [--games N] [--parallel N] "
+    "[--seed N] [evaluator options]\n"
     "Plays self-play games and writes them as game record files into DIR\n"
     "(several worker processes may share one DIR). Settings: the defaults of\n"
     "proto/selfplay_config.proto, then --config, then --set, then the\n"
     "options below. Ctrl-C (SIGINT) or SIGTERM stops after writing the\n"
-    "finished games (a second one, 2 s later or more, ends at once).\n";
+    "finished games (a second one, 2 s later or more, ends at once).\n"
+    "With --follow, a worker of `volkhv loop` run with external_selfplay:\n"
+    "the game and settings come from RUN/config.textproto, the net from\n"
+    "RUN/nets/latest.textproto (a new one is picked up between rounds of\n"
+    "games), the games go to RUN/incoming/; --games limits this worker's\n"
+    "games; it ends when the run has finished.\n";
 
 // Inference threads for self-play. Measured on the shared 2-core machine
 // with self-play's own threads running (default CPU net, alternating 20 s
@@ -140,11 +148,57 @@ void PrintSummary(const selfplay::SelfplayStats& s, const std::string& out) {
   }
 }
 
+// `--follow RUN`: the settings come from the run, not the command line.
+int RunFollow(const CommandLine& cl) {
+  for (const char* option : {"out", "config", "set", "net", "generation",
+                             "prefix", "game", "prince-max-steps", "visits"}) {
+    if (cl.Given(option)) {
+      return Fail("selfplay",
+                  absl::InvalidArgumentError(
+                      Cat("--", option,
+                          " cannot be given with --follow (the run's "
+                          "config.textproto and nets/latest.textproto say "
+                          "it)")),
+                  kExitUsage);
+    }
+  }
+  absl::StatusOr<EvaluatorSettings> settings =
+      EvaluatorSettingsFromCommandLine(cl);
+  if (!settings.ok()) return Fail("selfplay", settings.status(), kExitUsage);
+  FollowOptions options;
+  options.run_dir = cl.Get("follow");
+  options.evaluator = *settings;
+  if (cl.Given("games")) {
+    absl::StatusOr<int> games = cl.GetInt("games", 0, 1'000'000'000);
+    if (!games.ok()) return Fail("selfplay", games.status(), kExitUsage);
+    options.max_games = *games;
+  }
+  if (cl.Given("parallel")) {
+    absl::StatusOr<int> parallel = cl.GetInt("parallel", 1, 4096);
+    if (!parallel.ok()) return Fail("selfplay", parallel.status(), kExitUsage);
+    options.parallel = *parallel;
+  }
+  if (cl.Given("seed")) {
+    absl::StatusOr<uint64_t> seed = cl.GetUint64("seed");
+    if (!seed.ok()) return Fail("selfplay", seed.status(), kExitUsage);
+    options.seed = *seed;
+  }
+  g_stop.store(false);
+  std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGTERM, OnStopSignal);
+  const int code = FollowRun(options, &g_stop);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  return code;
+}
+
 }  // namespace
 
 int RunSelfplay(const std::vector<std::string>& args) {
   std::vector<OptionSpec> specs = GameOptionSpecs();
   specs.push_back({"out", "DIR", "", "directory for the game record files"});
+  specs.push_back({"follow", "RUN", "",
+                   "work for the loop of run directory RUN (see above)"});
   specs.push_back({"config", "FILE", "",
                    "self-play config, text format "
                    "(proto/selfplay_config.proto; e.g. "
@@ -178,6 +232,7 @@ int RunSelfplay(const std::vector<std::string>& args) {
     std::cout << kUsage << OptionsHelp(specs);
     return kExitOk;
   }
+  if (cl->Given("follow")) return RunFollow(*cl);
   if (cl->Get("out").empty()) {
     return Fail("selfplay",
                 absl::InvalidArgumentError("option '--out' is required"),

@@ -4,6 +4,7 @@ add_library(volkhv_selfplay STATIC
   selfplay/record_io.cc
   selfplay/selfplay_config.cc
   selfplay/selfplay.cc
+  selfplay/worker_dir.cc
 )
 target_link_libraries(volkhv_selfplay PUBLIC volkhv_games volkhv_proto
   volkhv_nn_weights volkhv_match volkhv_search Threads::Threads)

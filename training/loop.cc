@@ -20,6 +20,7 @@
 #include "selfplay/record_io.h"
 #include "selfplay/selfplay.h"
 #include "selfplay/selfplay_config.h"
+#include "training/external_selfplay.h"
 #include "training/loop_report.h"
 #include "training/run_lock.h"
 #include "training/trainer.h"
@@ -100,6 +101,20 @@ absl::Status IntInRange(std::string_view name, int64_t value, int64_t min,
       Cat(name, ": must be in [", min, ", ", max, "], got ", value));
 }
 
+absl::Status ExternalSelfplayValid(const proto::ExternalSelfplayConfig& e) {
+  if (!(e.timeout_seconds() >= 1 && e.timeout_seconds() <= 1e7)) {
+    return absl::InvalidArgumentError(
+        Cat("external_selfplay.timeout_seconds: must be in [1, 1e7], got ",
+            absl::StrCat(e.timeout_seconds())));
+  }
+  if (!(e.poll_seconds() >= 0.01 && e.poll_seconds() <= 3600)) {
+    return absl::InvalidArgumentError(
+        Cat("external_selfplay.poll_seconds: must be in [0.01, 3600], got ",
+            absl::StrCat(e.poll_seconds())));
+  }
+  return absl::OkStatus();
+}
+
 // "cpu", "cuda" or "cuda:N".
 bool ValidDevice(std::string_view device) {
   if (device == "cpu" || device == "cuda") return true;
@@ -141,6 +156,8 @@ class Loop {
   std::string SelfplayNet(int g,
                           const std::vector<proto::GenerationRecord>& done);
   absl::Status SelfPlay(int g, const std::string& net);
+  // external_selfplay: the workers' games instead of SelfPlay's.
+  absl::Status SelfPlayByWorkers(int g, const std::string& net);
   absl::StatusOr<proto::SelfplayRunStats> CountGames(int g);
   absl::Status Train(int g);
   absl::StatusOr<proto::EvaluationStats> Evaluate(int g,
@@ -273,6 +290,28 @@ absl::Status Loop::SelfPlay(int g, const std::string& net) {
   timing.set_would_resign_games(timing.would_resign_games() +
                                 run->would_resign_games);
   timing.set_false_resigns(timing.false_resigns() + run->false_resigns);
+  return WriteTextProto(paths_.SelfplayStats(g), timing);
+}
+
+absl::Status Loop::SelfPlayByWorkers(int g, const std::string& net) {
+  WorkerGamesRequest request;
+  request.run_dir = options_.run_dir;
+  request.generation = g;
+  request.net_file = fs::path(net).filename().string();
+  request.games = config_.selfplay().games();
+  request.config = config_.external_selfplay();
+  request.log = options_.log;
+  request.stop = options_.stop;
+  absl::StatusOr<double> waited = CollectWorkerGames(request);
+  if (!waited.ok()) return waited.status();
+  // The time spent waiting, added to the generation's earlier waits.
+  proto::SelfplayRunStats timing;
+  if (fs::exists(paths_.SelfplayStats(g))) {
+    absl::StatusOr<proto::SelfplayRunStats> old =
+        ReadTextProto<proto::SelfplayRunStats>(paths_.SelfplayStats(g));
+    if (old.ok()) timing = *old;
+  }
+  timing.set_wall_seconds(timing.wall_seconds() + *waited);
   return WriteTextProto(paths_.SelfplayStats(g), timing);
 }
 
@@ -486,7 +525,12 @@ absl::Status Loop::Run() {
     const auto start = std::chrono::steady_clock::now();
     const double cpu_start = ProcessCpuSeconds();
     const std::string selfplay_net = SelfplayNet(g, *done);
-    if (absl::Status s = SelfPlay(g, selfplay_net); !s.ok()) return s;
+    if (absl::Status s = config_.external_selfplay().enabled()
+                             ? SelfPlayByWorkers(g, selfplay_net)
+                             : SelfPlay(g, selfplay_net);
+        !s.ok()) {
+      return s;
+    }
     if (Stopped(options_)) break;
     if (absl::Status s = Train(g); !s.ok()) return s;
     if (Stopped(options_)) break;
@@ -502,6 +546,10 @@ absl::Status Loop::Run() {
         GenName(g + 1), r.wall_seconds(), r.selfplay().games(),
         r.training().policy_loss(), r.training().value_loss(), r.elo_total(),
         r.elo_total_error(), r.accepted() ? "" : " (rejected by gating)"));
+  }
+  if (config_.external_selfplay().enabled() &&
+      static_cast<int>(done->size()) == config_.generations()) {
+    return PublishRunFinished(options_.run_dir, config_.generations());
   }
   return absl::OkStatus();
 }
@@ -557,6 +605,9 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   s.Update(IntInRange("evaluator.max_wait_us", v.max_wait_us(), 0, 10000000));
   s.Update(
       IntInRange("evaluator.cache_entries", v.cache_entries(), 0, 1 << 26));
+  if (config.external_selfplay().enabled()) {
+    s.Update(ExternalSelfplayValid(config.external_selfplay()));
+  }
   if (!s.ok()) return s;
   if (v.backend() != "auto" && v.backend() != "torch" &&
       v.backend() != "eigen") {

@@ -1,5 +1,6 @@
 # The generation loop (self-play, training, evaluation) and its report.
 add_library(volkhv_loop STATIC
+  training/external_selfplay.cc
   training/loop.cc
   training/loop_budget.cc
   training/loop_report.cc

@@ -17,6 +17,10 @@
 //   generations/gen-NNNN.textproto  what the loop measured (GenerationRecord)
 //   metrics.csv, report.html  one row / point per generation
 //   lock                      held by the running loop (training/run_lock.h)
+// With external_selfplay (training/external_selfplay.h) also
+//   nets/latest.textproto     what the self-play workers are to play
+//   incoming/                 the workers' record files, before the loop
+//                             takes them into games/
 #ifndef VOLKHV_TRAINING_LOOP_H_
 #define VOLKHV_TRAINING_LOOP_H_
 

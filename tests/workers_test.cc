@@ -1,0 +1,301 @@
+// Self-play delegated to worker processes, run as a cluster would run it:
+// `volkhv loop` with external_selfplay and `volkhv selfplay --follow`
+// workers, all separate processes sharing one run directory.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/game/strings.h"
+#include "gtest/gtest.h"
+#include "selfplay/record_io.h"
+#include "selfplay/worker_dir.h"
+#include "training/loop.h"
+
+namespace volkhv {
+namespace {
+
+namespace fs = std::filesystem;
+
+// tests/loop_test.cc's tiny config, with its self-play left to workers.
+constexpr char kTinyConfig[] = R"(
+game: "tavlei9"
+generations: GENERATIONS
+network {
+  architecture { blocks: 1 filters: 8 se_ratio: 4 policy_head_filters: 8
+                 value_head_filters: 2 value_hidden: 8 }
+  seed: 3
+}
+selfplay {
+  games: GAMES parallel_games: 2 visits: 8 cheap_visits: 4
+  full_search_prob: 0.5 max_plies: 50 games_per_file: 1 minibatch: 2
+}
+training {
+  batch_size: 16 steps: 8 learning_rate: 0.01 window_min_positions: 1000
+  validation_fraction: 0.25 validation_positions: 16 validation_interval: 8
+  checkpoint_interval: 4 log_interval: 4
+}
+evaluator { threads: 1 max_batch: 16 cache_entries: 0 }
+evaluation { games: 2 visits: 4 concurrency: 2 max_plies: 50 }
+external_selfplay { enabled: true timeout_seconds: 300 poll_seconds: 0.05 }
+)";
+
+std::string Dir(const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/workers_test_" +
+                          std::to_string(getpid()) + "_" + name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string WriteConfig(const std::string& dir, int generations, int games) {
+  std::string text = kTinyConfig;
+  text.replace(text.find("GENERATIONS"), 11, std::to_string(generations));
+  text.replace(text.find("GAMES"), 5, std::to_string(games));
+  const std::string path = dir + "/tiny.textproto";
+  std::ofstream(path) << text;
+  return path;
+}
+
+// Starts `volkhv ARGS...` with stdout and stderr appended to `log`.
+pid_t Start(const std::vector<std::string>& args, const std::string& log) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    std::FILE* out = std::fopen(log.c_str(), "a");
+    if (out == nullptr) _exit(127);
+    dup2(fileno(out), STDOUT_FILENO);
+    dup2(fileno(out), STDERR_FILENO);
+    std::vector<char*> argv;
+    static std::string binary = VOLKHV_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+// Polls `done` until it holds. The bound only keeps a broken build from
+// hanging the suite; the tests never depend on timing.
+template <typename Predicate>
+bool Eventually(Predicate done) {
+  const auto give_up =
+      std::chrono::steady_clock::now() + std::chrono::seconds(240);
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> names;
+  if (!fs::exists(dir)) return names;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file()) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  return names;
+}
+
+// The writer pid in a record file name <gen-NNNN>-<host>-<pid>-<time>-...
+std::string WriterPid(const std::string& name) {
+  // From the right: <sequence>.vrec, <nonce>, <time>, <pid>.
+  std::string rest = name;
+  for (int field = 0; field < 3; ++field)
+    rest = rest.substr(0, rest.rfind('-'));
+  return rest.substr(rest.rfind('-') + 1);
+}
+
+struct TakenGames {
+  std::map<int, int> by_generation;  // from the file names
+  std::map<std::string, int> by_pid;
+};
+
+// Every game in RUN/games/ replays legally and records the generation its
+// file name says.
+TakenGames ReadTaken(const std::string& run) {
+  TakenGames taken;
+  for (const std::string& name : Names(run + "/games")) {
+    auto games = selfplay::ReadGameRecords(run + "/games/" + name);
+    EXPECT_TRUE(games.ok()) << games.status().message();
+    if (!games.ok()) continue;
+    const int generation = std::stoi(name.substr(4, 4));
+    for (const proto::GameRecord& game : *games) {
+      EXPECT_EQ(game.net_generation(), generation) << name;
+      EXPECT_TRUE(
+          selfplay::ReplayRecord(game, [](const GameState&, int) {}).ok());
+      ++taken.by_generation[generation];
+      ++taken.by_pid[WriterPid(name)];
+    }
+  }
+  return taken;
+}
+
+TEST(WorkersTest, ThreeWorkersFillEveryGenerationExactly) {
+  const std::string dir = Dir("three");
+  const std::string run = dir + "/run";
+  const pid_t loop =
+      Start({"loop", "--config", WriteConfig(dir, 2, 6), "--dir", run},
+            dir + "/loop.log");
+  std::vector<pid_t> workers;
+  for (int i = 0; i < 3; ++i) {
+    workers.push_back(
+        Start({"selfplay", "--follow", run}, Cat(dir, "/worker", i, ".log")));
+  }
+  EXPECT_EQ(Wait(loop), 0) << ReadFile(dir + "/loop.log");
+  // The workers end by themselves once the run has finished.
+  for (const pid_t worker : workers) EXPECT_EQ(Wait(worker), 0);
+  const TakenGames taken = ReadTaken(run);
+  EXPECT_EQ(taken.by_generation, (std::map<int, int>{{0, 6}, {1, 6}}));
+  // No file is both taken and still waiting (a game counted twice).
+  for (const std::string& name : Names(run + "/incoming")) {
+    EXPECT_FALSE(fs::exists(run + "/games/" + name)) << name;
+  }
+  for (int g = 1; g <= 2; ++g) {
+    EXPECT_NE(ReadFile(Cat(run, "/generations/gen-000", g, ".textproto"))
+                  .find("games: 6\n"),
+              std::string::npos);
+  }
+  const std::string log = ReadFile(dir + "/loop.log");
+  EXPECT_NE(log.find("gen-0000: 6/6 games from workers ("), std::string::npos)
+      << log;
+  auto assignment = selfplay::ReadAssignment(run);
+  ASSERT_TRUE(assignment.ok());
+  EXPECT_TRUE(assignment->finished());
+}
+
+TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
+  const std::string dir = Dir("killed");
+  const std::string run = dir + "/run";
+  const pid_t loop =
+      Start({"loop", "--config", WriteConfig(dir, 1, 4), "--dir", run},
+            dir + "/loop.log");
+  // A worker playing one game at a time, killed once the loop has taken
+  // its first file: the game it was playing is lost, its files are not.
+  const pid_t doomed = Start({"selfplay", "--follow", run, "--parallel", "1"},
+                             dir + "/doomed.log");
+  const std::string doomed_pid = std::to_string(doomed);
+  ASSERT_TRUE(Eventually([&] {
+    for (const std::string& name : Names(run + "/games")) {
+      if (WriterPid(name) == doomed_pid) return true;
+    }
+    return false;
+  }));
+  kill(doomed, SIGKILL);
+  EXPECT_EQ(Wait(doomed), -SIGKILL);
+  std::set<std::string> written;  // every file the killed worker finished
+  for (const std::string& sub : {"/games", "/incoming", "/incoming/surplus"}) {
+    for (const std::string& name : Names(run + sub)) {
+      if (WriterPid(name) == doomed_pid && name.ends_with(".vrec")) {
+        written.insert(name);
+      }
+    }
+  }
+  // What a kill in the middle of a write leaves (nn::WriteFileAtomically's
+  // temporary file), and a damaged record file, are both left alone.
+  const std::string taken = *written.begin();
+  const std::string bytes = ReadFile(run + "/games/" + taken);
+  std::ofstream(run + "/incoming/" + taken + ".tmp-Ab12Cd")
+      << bytes.substr(0, bytes.size() / 2);
+  const std::string damaged =
+      "gen-0000-elsewhere-1-20260101T000000Z-0badf00d-000000.vrec";
+  std::ofstream(run + "/incoming/" + damaged)
+      << bytes.substr(0, bytes.size() / 2);
+  const pid_t worker =
+      Start({"selfplay", "--follow", run}, dir + "/worker.log");
+  EXPECT_EQ(Wait(loop), 0) << ReadFile(dir + "/loop.log");
+  EXPECT_EQ(Wait(worker), 0);
+  const TakenGames games = ReadTaken(run);
+  EXPECT_EQ(games.by_generation, (std::map<int, int>{{0, 4}}));
+  // The killed worker's finished games all count, up to the 4 needed.
+  int doomed_taken = 0;
+  for (const std::string& name : written) {
+    doomed_taken += fs::exists(run + "/games/" + name);
+  }
+  EXPECT_EQ(doomed_taken, std::min<int>(written.size(), 4));
+  EXPECT_EQ(games.by_pid.at(doomed_pid), doomed_taken);
+  EXPECT_TRUE(fs::exists(run + "/incoming/" + damaged));
+  EXPECT_TRUE(fs::exists(run + "/incoming/" + taken + ".tmp-Ab12Cd"));
+  const std::string log = ReadFile(dir + "/loop.log");
+  EXPECT_NE(log.find("warning: not taking " + run + "/incoming/" + damaged),
+            std::string::npos)
+      << log;
+}
+
+TEST(WorkersTest, AWorkerStartedLatePlaysTheNewNet) {
+  const std::string dir = Dir("late");
+  const std::string run = dir + "/run";
+  const pid_t loop =
+      Start({"loop", "--config", WriteConfig(dir, 2, 4), "--dir", run},
+            dir + "/loop.log");
+  // The first worker plays generation 0's four games and leaves.
+  const pid_t first =
+      Start({"selfplay", "--follow", run, "--games", "4"}, dir + "/first.log");
+  EXPECT_EQ(Wait(first), 0);
+  const pid_t late = Start({"selfplay", "--follow", run}, dir + "/late.log");
+  EXPECT_EQ(Wait(loop), 0) << ReadFile(dir + "/loop.log");
+  EXPECT_EQ(Wait(late), 0);
+  const TakenGames games = ReadTaken(run);
+  EXPECT_EQ(games.by_generation, (std::map<int, int>{{0, 4}, {1, 4}}));
+  EXPECT_EQ(games.by_pid,
+            (std::map<std::string, int>{{std::to_string(first), 4},
+                                        {std::to_string(late), 4}}));
+  // The late worker's games are all generation 1's, played with its net
+  // (ReadTaken checked the recorded generation of every game).
+  for (const std::string& name : Names(run + "/games")) {
+    if (WriterPid(name) == std::to_string(late)) {
+      EXPECT_TRUE(name.starts_with("gen-0001-")) << name;
+    }
+  }
+  EXPECT_NE(ReadFile(dir + "/late.log").find("gen-0001.net"),
+            std::string::npos);
+}
+
+TEST(WorkersTest, ExternalSelfplaySettingsAreChecked) {
+  auto config = training::ParseLoopConfig(
+      "game: \"tavlei9\" external_selfplay { enabled: true poll_seconds: 0 }",
+      "test");
+  ASSERT_FALSE(config.ok());
+  EXPECT_NE(config.status().message().find("external_selfplay.poll_seconds"),
+            std::string::npos)
+      << config.status().message();
+}
+
+TEST(WorkersTest, WriterHostIsReadFromTheFileName) {
+  EXPECT_EQ(selfplay::WriterHost(
+                "gen-0003-node-7.cluster-4711-20261201T140710Z-cfa3b18b-"
+                "000012.vrec",
+                "gen-0003"),
+            "node-7.cluster");
+  EXPECT_EQ(selfplay::WriterHost("gen-0003-odd.vrec", "gen-0003"), "?");
+  EXPECT_EQ(selfplay::WriterHost("selfplay-a-1-2-3-4.vrec", "gen-0003"), "?");
+}
+
+}  // namespace
+}  // namespace volkhv
