@@ -18,6 +18,8 @@ packages=(
   pkg-config libcpp-httplib-dev chromium fonts-dejavu-core
   # libFuzzer and the sanitizers of scripts/fuzz.sh.
   clang libclang-rt-14-dev
+  # The check of deploy/ (tests/deploy_check.py) parses its manifests.
+  python3 python3-yaml
 )
 # Node.js for the browser test; a newer one already installed is kept.
 if ! command -v npm >/dev/null 2>&1; then

@@ -277,6 +277,19 @@ TEST(WorkersTest, AWorkerStartedLatePlaysTheNewNet) {
             std::string::npos);
 }
 
+TEST(WorkersTest, DeployConfigsAreValidAndDelegateSelfplay) {
+  int configs = 0;
+  for (const auto& entry :
+       fs::directory_iterator(std::string(VOLKHV_SOURCE_DIR) + "/deploy")) {
+    if (entry.path().extension() != ".textproto") continue;
+    ++configs;
+    auto config = training::ReadLoopConfig(entry.path().string());
+    ASSERT_TRUE(config.ok()) << config.status().message();
+    EXPECT_TRUE(config->external_selfplay().enabled()) << entry.path();
+  }
+  EXPECT_GE(configs, 1);
+}
+
 TEST(WorkersTest, ExternalSelfplaySettingsAreChecked) {
   auto config = training::ParseLoopConfig(
       "game: \"tavlei9\" external_selfplay { enabled: true poll_seconds: 0 }",
