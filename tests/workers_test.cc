@@ -193,6 +193,15 @@ TEST(WorkersTest, ThreeWorkersFillEveryGenerationExactly) {
 TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
   const std::string dir = Dir("killed");
   const std::string run = dir + "/run";
+  // What a kill in the middle of a write leaves (nn::WriteFileAtomically's
+  // temporary file), and a damaged record file: both are left alone.
+  fs::create_directories(run + "/incoming");
+  const std::string temporary =
+      "gen-0000-elsewhere-1-20260101T000000Z-0badf00d-000000.vrec.tmp-Ab12Cd";
+  const std::string damaged =
+      "gen-0000-elsewhere-1-20260101T000000Z-0badf00d-000001.vrec";
+  std::ofstream(run + "/incoming/" + temporary) << "half a file";
+  std::ofstream(run + "/incoming/" + damaged) << "not a record file";
   const pid_t loop =
       Start({"loop", "--config", WriteConfig(dir, 1, 4), "--dir", run},
             dir + "/loop.log");
@@ -201,32 +210,23 @@ TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
   const pid_t doomed = Start({"selfplay", "--follow", run, "--parallel", "1"},
                              dir + "/doomed.log");
   const std::string doomed_pid = std::to_string(doomed);
-  ASSERT_TRUE(Eventually([&] {
-    for (const std::string& name : Names(run + "/games")) {
-      if (WriterPid(name) == doomed_pid) return true;
-    }
-    return false;
-  }));
-  kill(doomed, SIGKILL);
-  EXPECT_EQ(Wait(doomed), -SIGKILL);
-  std::set<std::string> written;  // every file the killed worker finished
-  for (const std::string& sub : {"/games", "/incoming", "/incoming/surplus"}) {
+  auto doomed_files = [&](const std::string& sub) {
+    std::set<std::string> names;
     for (const std::string& name : Names(run + sub)) {
       if (WriterPid(name) == doomed_pid && name.ends_with(".vrec")) {
-        written.insert(name);
+        names.insert(name);
       }
     }
-  }
-  // What a kill in the middle of a write leaves (nn::WriteFileAtomically's
-  // temporary file), and a damaged record file, are both left alone.
-  const std::string taken = *written.begin();
-  const std::string bytes = ReadFile(run + "/games/" + taken);
-  std::ofstream(run + "/incoming/" + taken + ".tmp-Ab12Cd")
-      << bytes.substr(0, bytes.size() / 2);
-  const std::string damaged =
-      "gen-0000-elsewhere-1-20260101T000000Z-0badf00d-000000.vrec";
-  std::ofstream(run + "/incoming/" + damaged)
-      << bytes.substr(0, bytes.size() / 2);
+    return names;
+  };
+  ASSERT_TRUE(Eventually([&] { return !doomed_files("/games").empty(); }));
+  kill(doomed, SIGKILL);
+  EXPECT_EQ(Wait(doomed), -SIGKILL);
+  // The loop takes (or, past the count, sets aside) every file the killed
+  // worker finished before a second worker starts.
+  ASSERT_TRUE(Eventually([&] { return doomed_files("/incoming").empty(); }));
+  std::set<std::string> written = doomed_files("/games");
+  written.merge(doomed_files("/incoming/surplus"));
   const pid_t worker =
       Start({"selfplay", "--follow", run}, dir + "/worker.log");
   EXPECT_EQ(Wait(loop), 0) << ReadFile(dir + "/loop.log");
@@ -241,7 +241,7 @@ TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
   EXPECT_EQ(doomed_taken, std::min<int>(written.size(), 4));
   EXPECT_EQ(games.by_pid.at(doomed_pid), doomed_taken);
   EXPECT_TRUE(fs::exists(run + "/incoming/" + damaged));
-  EXPECT_TRUE(fs::exists(run + "/incoming/" + taken + ".tmp-Ab12Cd"));
+  EXPECT_TRUE(fs::exists(run + "/incoming/" + temporary));
   const std::string log = ReadFile(dir + "/loop.log");
   EXPECT_NE(log.find("warning: not taking " + run + "/incoming/" + damaged),
             std::string::npos)
