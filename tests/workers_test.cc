@@ -10,7 +10,6 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,12 +18,16 @@
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
 #include "selfplay/worker_dir.h"
+#include "tests/test_toolkit.h"
 #include "training/loop.h"
 
 namespace volkhv {
 namespace {
 
 namespace fs = std::filesystem;
+using ::volkhv::testing::Contains;
+using ::volkhv::testing::FreshPath;
+using ::volkhv::testing::Slurp;
 
 // tests/loop_test.cc's tiny config, with its self-play left to workers.
 constexpr char kTinyConfig[] = R"(
@@ -50,9 +53,7 @@ external_selfplay { enabled: true timeout_seconds: 300 poll_seconds: 0.05 }
 )";
 
 std::string Dir(const std::string& name) {
-  const std::string dir = ::testing::TempDir() + "/workers_test_" +
-                          std::to_string(getpid()) + "_" + name;
-  fs::remove_all(dir);
+  const std::string dir = FreshPath(name);
   fs::create_directories(dir);
   return dir;
 }
@@ -103,13 +104,6 @@ bool Eventually(Predicate done) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return true;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::vector<std::string> Names(const std::string& dir) {
@@ -168,7 +162,7 @@ TEST(WorkersTest, ThreeWorkersFillEveryGenerationExactly) {
     workers.push_back(
         Start({"selfplay", "--follow", run}, Cat(dir, "/worker", i, ".log")));
   }
-  EXPECT_EQ(Wait(loop), 0) << ReadFile(dir + "/loop.log");
+  EXPECT_EQ(Wait(loop), 0) << Slurp(dir + "/loop.log");
   // The workers end by themselves once the run has finished.
   for (const pid_t worker : workers) EXPECT_EQ(Wait(worker), 0);
   const TakenGames taken = ReadTaken(run);
@@ -178,13 +172,12 @@ TEST(WorkersTest, ThreeWorkersFillEveryGenerationExactly) {
     EXPECT_FALSE(fs::exists(run + "/games/" + name)) << name;
   }
   for (int g = 1; g <= 2; ++g) {
-    EXPECT_NE(ReadFile(Cat(run, "/generations/gen-000", g, ".textproto"))
-                  .find("games: 6\n"),
-              std::string::npos);
+    EXPECT_TRUE(
+        Contains(Slurp(Cat(run, "/generations/gen-000", g, ".textproto")),
+                 "games: 6\n"));
   }
-  const std::string log = ReadFile(dir + "/loop.log");
-  EXPECT_NE(log.find("gen-0000: 6/6 games from workers ("), std::string::npos)
-      << log;
+  EXPECT_TRUE(
+      Contains(Slurp(dir + "/loop.log"), "gen-0000: 6/6 games from workers ("));
   auto assignment = selfplay::ReadAssignment(run);
   ASSERT_TRUE(assignment.ok());
   EXPECT_TRUE(assignment->finished());
@@ -229,7 +222,7 @@ TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
   written.merge(doomed_files("/incoming/surplus"));
   const pid_t worker =
       Start({"selfplay", "--follow", run}, dir + "/worker.log");
-  EXPECT_EQ(Wait(loop), 0) << ReadFile(dir + "/loop.log");
+  EXPECT_EQ(Wait(loop), 0) << Slurp(dir + "/loop.log");
   EXPECT_EQ(Wait(worker), 0);
   const TakenGames games = ReadTaken(run);
   EXPECT_EQ(games.by_generation, (std::map<int, int>{{0, 4}}));
@@ -242,10 +235,8 @@ TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
   EXPECT_EQ(games.by_pid.at(doomed_pid), doomed_taken);
   EXPECT_TRUE(fs::exists(run + "/incoming/" + damaged));
   EXPECT_TRUE(fs::exists(run + "/incoming/" + temporary));
-  const std::string log = ReadFile(dir + "/loop.log");
-  EXPECT_NE(log.find("warning: not taking " + run + "/incoming/" + damaged),
-            std::string::npos)
-      << log;
+  EXPECT_TRUE(Contains(Slurp(dir + "/loop.log"),
+                       "warning: not taking " + run + "/incoming/" + damaged));
 }
 
 TEST(WorkersTest, AWorkerStartedLatePlaysTheNewNet) {
@@ -259,7 +250,7 @@ TEST(WorkersTest, AWorkerStartedLatePlaysTheNewNet) {
       Start({"selfplay", "--follow", run, "--games", "4"}, dir + "/first.log");
   EXPECT_EQ(Wait(first), 0);
   const pid_t late = Start({"selfplay", "--follow", run}, dir + "/late.log");
-  EXPECT_EQ(Wait(loop), 0) << ReadFile(dir + "/loop.log");
+  EXPECT_EQ(Wait(loop), 0) << Slurp(dir + "/loop.log");
   EXPECT_EQ(Wait(late), 0);
   const TakenGames games = ReadTaken(run);
   EXPECT_EQ(games.by_generation, (std::map<int, int>{{0, 4}, {1, 4}}));
@@ -273,8 +264,7 @@ TEST(WorkersTest, AWorkerStartedLatePlaysTheNewNet) {
       EXPECT_TRUE(name.starts_with("gen-0001-")) << name;
     }
   }
-  EXPECT_NE(ReadFile(dir + "/late.log").find("gen-0001.net"),
-            std::string::npos);
+  EXPECT_TRUE(Contains(Slurp(dir + "/late.log"), "gen-0001.net"));
 }
 
 TEST(WorkersTest, DeployConfigsAreValidAndDelegateSelfplay) {
@@ -295,9 +285,8 @@ TEST(WorkersTest, ExternalSelfplaySettingsAreChecked) {
       "game: \"tavlei9\" external_selfplay { enabled: true poll_seconds: 0 }",
       "test");
   ASSERT_FALSE(config.ok());
-  EXPECT_NE(config.status().message().find("external_selfplay.poll_seconds"),
-            std::string::npos)
-      << config.status().message();
+  EXPECT_TRUE(Contains(std::string(config.status().message()),
+                       "external_selfplay.poll_seconds"));
 }
 
 TEST(WorkersTest, WriterHostIsReadFromTheFileName) {
