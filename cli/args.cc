@@ -52,6 +52,7 @@ absl::StatusOr<CommandLine> CommandLine::Parse(
       value = args[++i];
     }
     cl.values_[name] = value;
+    cl.all_values_[name].push_back(value);
     cl.given_[name] = true;
   }
   return cl;
@@ -61,6 +62,11 @@ const std::string& CommandLine::Get(const std::string& name) const {
   static const std::string kEmpty;
   auto it = values_.find(name);
   return it == values_.end() ? kEmpty : it->second;
+}
+
+std::vector<std::string> CommandLine::GetAll(const std::string& name) const {
+  auto it = all_values_.find(name);
+  return it == all_values_.end() ? std::vector<std::string>{} : it->second;
 }
 
 absl::StatusOr<int> CommandLine::GetInt(const std::string& name, int min,

@@ -26,8 +26,11 @@ class CommandLine {
                                            const std::vector<OptionSpec>& specs,
                                            int max_positional);
 
-  // The value given, else the declared default.
+  // The value given (the last one when given more than once), else the
+  // declared default.
   const std::string& Get(const std::string& name) const;
+  // Every value given, in order (a repeatable option); empty when not given.
+  std::vector<std::string> GetAll(const std::string& name) const;
   bool Given(const std::string& name) const { return given_.count(name) > 0; }
   bool Flag(const std::string& name) const { return Given(name); }
   // Errors name the option.
@@ -41,6 +44,7 @@ class CommandLine {
 
  private:
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> all_values_;
   std::map<std::string, bool> given_;
   std::vector<std::string> positional_;
 };

@@ -6,28 +6,10 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/game_setup.h"
+#include "engine/games/games.h"
 
 namespace volkhv::cli {
 namespace {
-
-struct BenchPosition {
-  std::string name;
-  std::string text;  // empty: the start position
-  int depth;
-};
-
-// A middlegame from the published games (Karpov - Kupreichik, Moscow 1997,
-// after 14 moves): towers of up to 7 pieces, 211 legal moves.
-constexpr char kStackedTavreli[] =
-    "(PRR)nb1k3/1(pnpr~r)1pq1pb(pnbB)1/8/1(NpbnPNprrQ)6/4(phq)3/2PQ1PHN2/"
-    "2PB2PBPNPR/4KB1R w K - 1 15";
-
-std::vector<BenchPosition> DefaultPositions(const std::string& game) {
-  if (game == "tavreli") {
-    return {{"start", "", 5}, {"stacked middlegame", kStackedTavreli, 4}};
-  }
-  return {{"start", "", 4}};
-}
 
 int BenchMovegen(const std::vector<std::string>& args) {
   std::vector<OptionSpec> specs = GameOptionSpecs();
@@ -48,7 +30,7 @@ int BenchMovegen(const std::vector<std::string>& args) {
   if (!runs.ok()) return Fail("bench movegen", runs.status(), kExitUsage);
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail("bench movegen", game.status(), kExitUsage);
-  std::vector<BenchPosition> positions = DefaultPositions(cl->Get("game"));
+  std::vector<BenchPosition> positions = GameBenchPositions(cl->Get("game"));
   if (cl->Given("position")) positions = {{"given", cl->Get("position"), 4}};
   if (cl->Given("depth")) {
     absl::StatusOr<int> depth = cl->GetInt("depth", 1, 12);

@@ -82,7 +82,8 @@ int BenchNn(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = {
       {"net", "FILE", "auto",
        "network file, or auto (the bundled net of --game)"},
-      {"game", "NAME", "tavreli", "the game whose bundled net --net auto runs"},
+      {"game", "NAME", std::string(DefaultGameName()),
+       "the game whose bundled net --net auto runs"},
       {"batch", "N,N,...", "1,8,32,128,256", "batch sizes"},
       {"backend", "NAME", "auto",
        "inference backend: eigen, torch, or auto (as the other commands "

@@ -161,9 +161,8 @@ int RunEngine(const std::vector<std::string>& args) {
 
   protocol::UciEngineOptions options;
   options.game = cl->Get("game");
-  if (cl->Given("prince-max-steps")) {
-    options.prince_max_steps = cl->GetInt("prince-max-steps", 0, 100).value();
-  }
+  // GameFromCommandLine has checked the options.
+  options.game_options = *GameOptionsFromCommandLine(*cl);
   options.net = settings->net;
   options.seed = *seed;
   if (absl::Status s = search::SetSearchParam(&options.params, "ram_limit_mb",
@@ -220,7 +219,7 @@ int RunAnalysis(const std::vector<std::string>& args) {
     // Check the net now (with the default game) so that a bad file is a
     // usage error rather than an error answer to every query. (`auto` is
     // the net of each query's game: a missing one is that query's error.)
-    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame("tavreli");
+    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(DefaultGameName());
     if (game.ok()) {
       absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
           MakeEvaluator(*settings, **game);

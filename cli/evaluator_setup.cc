@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "nn/batching_evaluator.h"
 #include "nn/bundled_net.h"
 #include "nn/eigen_backend.h"
@@ -15,7 +16,7 @@
 namespace volkhv::cli {
 
 // Measured with `volkhv bench nn --backend eigen|torch --threads 1|2 --batch
-// 1,2,4,8,16,32,64,256` (the 6x64 Tavreli net of configs/net-cpu.textproto)
+// 1,2,4,8,16,32,64,256` (the 6x64 net of configs/net-cpu.textproto, 8x8 board)
 // on the 2-core development machine (AMD EPYC, Zen 5, shared with other
 // work), medians of interleaved runs, in evaluations per second:
 //   - eigen avx512: 6100-6600 at every batch size with 1 thread; LibTorch
@@ -185,8 +186,8 @@ absl::StatusOr<std::unique_ptr<nn::Evaluator>> MakeEvaluator(
   };
   absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(*path);
   if (!weights.ok()) return fail(weights.status());
-  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-      nn::MakeEncoder(game.Info(), nn::EncoderOptionsOf(*weights));
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder(game.Info(), nn::EncoderOptionsOf(*weights));
   if (!encoder.ok()) return fail(encoder.status());
   if (absl::Status fits =
           nn::CheckNetworkFits(*weights, game.Info().name, **encoder);

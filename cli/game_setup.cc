@@ -10,39 +10,111 @@
 
 namespace volkhv::cli {
 
+namespace {
+
+// prince_max_steps -> prince-max-steps: the alias option of a game option.
+std::string AliasOf(const std::string& option) {
+  std::string alias = option;
+  std::replace(alias.begin(), alias.end(), '_', '-');
+  return alias;
+}
+
+// "a, b or c".
+std::string Alternatives(const std::vector<std::string_view>& names) {
+  std::string text;
+  for (size_t i = 0; i < names.size(); ++i) {
+    Append(&text,
+           i == 0                  ? ""
+           : i + 1 == names.size() ? " or "
+                                   : ", ",
+           names[i]);
+  }
+  return text;
+}
+
+}  // namespace
+
 std::vector<OptionSpec> GameOptionSpecs() {
-  return {
-      {"game", "NAME", "tavreli", "tavreli, tavlei9 or tavlei11"},
-      {"prince-max-steps", "N", "",
-       "Tavlei: the prince/king moves at most N squares (0 = unlimited)"},
+  // option_names views these names: they must outlive the loop.
+  const std::vector<GameOptionInfo> options = AllGameOptions();
+  std::vector<std::string_view> option_names;
+  std::vector<OptionSpec> aliases;
+  for (const GameOptionInfo& option : options) {
+    option_names.push_back(option.name);
+    aliases.push_back(
+        {AliasOf(option.name), "N", "",
+         Cat(option.help, "; --game-option ", option.name, "=N")});
+  }
+  std::vector<OptionSpec> specs = {
+      {"game", "NAME", std::string(DefaultGameName()),
+       Alternatives(GameNames())},
+      {"game-option", "KEY=VALUE", "",
+       Cat("an option of the game, repeatable (",
+           option_names.empty() ? "none" : Alternatives(option_names), ")")},
   };
+  specs.insert(specs.end(), aliases.begin(), aliases.end());
+  return specs;
+}
+
+absl::StatusOr<GameOptions> GameOptionsFromCommandLine(const CommandLine& cl) {
+  GameOptions options;
+  const std::vector<GameOptionInfo> known = AllGameOptions();
+  for (const std::string& item : cl.GetAll("game-option")) {
+    absl::StatusOr<GameOptions> parsed = ParseGameOptionsText(item);
+    if (!parsed.ok() || parsed->size() != 1) {
+      return absl::InvalidArgumentError(
+          Cat("option '--game-option': '", item, "' is not KEY=INTEGER"));
+    }
+    for (const auto& [name, value] : *parsed) {
+      for (const GameOptionInfo& option : known) {
+        if (option.name == name && (value < option.min || value > option.max)) {
+          return absl::InvalidArgumentError(
+              Cat("option '--game-option': ", name, "=", value, " is not in [",
+                  option.min, ", ", option.max, "]"));
+        }
+      }
+      options[name] = value;
+    }
+  }
+  for (const GameOptionInfo& option : known) {
+    const std::string alias = AliasOf(option.name);
+    if (!cl.Given(alias)) continue;
+    absl::StatusOr<int> value = cl.GetInt(alias, option.min, option.max);
+    if (!value.ok()) return value.status();
+    options[option.name] = *value;
+  }
+  return options;
+}
+
+bool GameOptionsGiven(const CommandLine& cl) {
+  if (cl.Given("game-option")) return true;
+  for (const GameOptionInfo& option : AllGameOptions()) {
+    if (cl.Given(AliasOf(option.name))) return true;
+  }
+  return false;
 }
 
 std::vector<OptionSpec> PositionOptionSpecs() {
   return {
       {"position", "TEXT", "",
        "start position in the game's notation "
-       "(TFEN for tavreli; default: the start)"},
+       "(default: the start)"},
       {"moves", "\"M1 M2 ...\"", "", "moves played from the position"},
   };
 }
 
 absl::StatusOr<std::unique_ptr<Game>> GameFromCommandLine(
     const CommandLine& cl) {
-  GameOptions options;
-  if (cl.Given("prince-max-steps")) {
-    absl::StatusOr<int> steps = cl.GetInt("prince-max-steps", 0, 100);
-    if (!steps.ok()) return steps.status();
-    options["prince_max_steps"] = *steps;
-  }
-  return MakeGame(cl.Get("game"), options);
+  absl::StatusOr<GameOptions> options = GameOptionsFromCommandLine(cl);
+  if (!options.ok()) return options.status();
+  return MakeGame(cl.Get("game"), *options);
 }
 
 absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
                                                    const RecordedGame& record) {
   const std::string tagged = record.Tag("Game");
   const std::vector<std::string_view> known = GameNames();
-  if (cl.Given("game") || cl.Given("prince-max-steps") ||
+  if (cl.Given("game") || GameOptionsGiven(cl) ||
       std::find(known.begin(), known.end(), tagged) == known.end()) {
     return GameFromCommandLine(cl);
   }

@@ -20,18 +20,26 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitInvalidInput = 1;
 inline constexpr int kExitUsage = 2;
 
-// --game and --prince-max-steps.
+// --game, --game-option KEY=VALUE (repeatable) and, for each option a
+// registered game has, its alias --KEY-WITH-DASHES N (e.g.
+// --prince-max-steps 3 for --game-option prince_max_steps=3).
 std::vector<OptionSpec> GameOptionSpecs();
+// The game options given by --game-option and the aliases (an alias wins
+// over --game-option); values of known options are range-checked, unknown
+// keys are left to the game to refuse. Errors name the option.
+absl::StatusOr<GameOptions> GameOptionsFromCommandLine(const CommandLine& cl);
+// Whether any game option was given.
+bool GameOptionsGiven(const CommandLine& cl);
 // --position and --moves.
 std::vector<OptionSpec> PositionOptionSpecs();
 
 absl::StatusOr<std::unique_ptr<Game>> GameFromCommandLine(
     const CommandLine& cl);
-// The game a recorded game is played in: --game (and --prince-max-steps)
-// when given; else the record's [Game] tag when it names a game ("tavlei9",
-// as `match --pgn-out` and `records show` write it), with its [Variant]
-// options ("standard", "prince_max_steps=3"); else --game's default. Errors
-// name the tag.
+// The game a recorded game is played in: --game (and the game options) when
+// given; else the record's [Game] tag when it names a registered game (as
+// `match --pgn-out` and `records show` write it), with its [Variant]
+// options ("standard" or KEY=VALUE,...); else --game's default. Errors name
+// the tag.
 absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
                                                    const RecordedGame& record);
 // The position of --position (default: the start) after --moves.

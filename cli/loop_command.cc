@@ -77,12 +77,8 @@ int RunLoop(const std::vector<std::string>& args) {
     }
     effective = *stored;
   }
-  GameOptions game_options;
-  if (effective.prince_max_steps() > 0) {
-    game_options["prince_max_steps"] = effective.prince_max_steps();
-  }
   absl::StatusOr<std::unique_ptr<Game>> game =
-      MakeGame(effective.game(), game_options);
+      MakeGame(effective.game(), training::LoopGameOptions(effective));
   if (!game.ok()) return Fail("loop", game.status(), kExitInvalidInput);
   EvaluatorSettings settings;
   settings.backend = effective.evaluator().backend();

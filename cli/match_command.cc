@@ -18,6 +18,7 @@
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "nn/bundled_net.h"
 #include "nn/evaluator.h"
 #include "nn/torch_backend.h"
@@ -271,8 +272,11 @@ int RunMatch(const std::vector<std::string>& raw_args) {
 
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail(kCommand, game.status(), kExitUsage);
-  if (cl->Given("prince-max-steps")) {
-    options.variant = Cat("prince_max_steps=", cl->Get("prince-max-steps"));
+  // GameFromCommandLine has checked the options.
+  if (const std::string given =
+          GameOptionsText(*GameOptionsFromCommandLine(*cl));
+      !given.empty()) {
+    options.variant = given;
   }
   if (cl->Given("openings")) {
     absl::StatusOr<std::vector<std::string>> positions =

@@ -8,9 +8,9 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/game_setup.h"
+#include "engine/game/encoder.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
-#include "nn/encoder.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
 #include "training/net_release.h"
@@ -71,10 +71,7 @@ int NetInit(const std::vector<std::string>& args) {
   }
 
   absl::StatusOr<proto::NetworkFile> header = nn::NewNetworkHeader(
-      (*game)->Info(),
-      cl->Given("prince-max-steps")
-          ? Cat("prince_max_steps=", cl->Get("prince-max-steps"))
-          : "",
+      (*game)->Info(), GameOptionsText(*GameOptionsFromCommandLine(*cl)),
       *config, seed, "volkhv net init",
       Cat("random initialisation, config ", cl->Get("config")));
   if (!header.ok()) return Fail("net init", header.status(), kExitInvalidInput);
@@ -100,8 +97,8 @@ int NetInit(const std::vector<std::string>& args) {
 std::string Compatibility(const nn::NetworkWeights& weights) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(weights.header.game());
   if (!game.ok()) return Cat("INCOMPATIBLE: ", game.status().message());
-  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-      nn::MakeEncoder((*game)->Info(), nn::EncoderOptionsOf(weights));
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder((*game)->Info(), nn::EncoderOptionsOf(weights));
   if (!encoder.ok()) return Cat("INCOMPATIBLE: ", encoder.status().message());
   const absl::Status fits =
       nn::CheckNetworkFits(weights, weights.header.game(), **encoder);
@@ -211,7 +208,7 @@ int NetDescribe(const std::vector<std::string>& args) {
 int NetBundle(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = {
       {"run", "DIR", "", "the `volkhv loop` run directory"},
-      {"out", "FILE", "", "where to write the net (e.g. nets/tavreli.net)"},
+      {"out", "FILE", "", "where to write the net (e.g. nets/GAME.net)"},
       {"generation", "N", "", "the generation (default: the last finished)"},
       {"config-name", "NAME", "",
        "the config's name in the provenance (default: RUN/config.textproto)"},

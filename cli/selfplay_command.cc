@@ -17,6 +17,7 @@
 #include "cli/game_setup.h"
 #include "cli/selfplay_follow.h"
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "nn/weights_file.h"
 #include "selfplay/record_io.h"
 #include "selfplay/selfplay.h"
@@ -291,9 +292,11 @@ int RunSelfplay(const std::vector<std::string>& args) {
   selfplay::SelfplayOutput output;
   output.directory = cl->Get("out");
   output.file_prefix = cl->Get("prefix");
-  if (cl->Given("prince-max-steps")) {
-    output.game_options = Cat("prince_max_steps=", cl->Get("prince-max-steps"));
+  absl::StatusOr<GameOptions> game_options = GameOptionsFromCommandLine(*cl);
+  if (!game_options.ok()) {
+    return Fail("selfplay", game_options.status(), kExitUsage);
   }
+  output.game_options = GameOptionsText(*game_options);
   if (cl->Given("generation")) {
     absl::StatusOr<int> generation =
         cl->GetInt("generation", -1, 1'000'000'000);

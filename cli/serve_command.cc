@@ -18,6 +18,7 @@
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "engine/search/search_params.h"
 #include "web/server/web_api.h"
 #include "web/server/web_server.h"
@@ -88,10 +89,10 @@ int RunServe(const std::vector<std::string>& args) {
         return MakeEvaluator(evaluator_settings, game);
       },
       search::SearchParams(), static_cast<uint64_t>(*seed));
-  // The net is loaded now, for Tavreli, so that a missing or damaged file
-  // stops the command at once (as `analysis` does); a net of another game
+  // The net is loaded now, for the default game, so that a missing or damaged
+  // file stops the command at once (as `analysis` does); a net of another game
   // is an error only for that game's requests.
-  if (absl::Status s = api.Prepare("tavreli");
+  if (absl::Status s = api.Prepare(std::string(DefaultGameName()));
       !s.ok() && s.code() != absl::StatusCode::kInvalidArgument) {
     return Fail("serve", s, kExitInvalidInput);
   }

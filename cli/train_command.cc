@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/game_setup.h"
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "training/trainer.h"
 #include "training/training_config.h"
 
@@ -84,7 +85,7 @@ void PrintSummary(const training::TrainSummary& s, const std::string& out) {
 
 int RunTrain(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = {
-      {"game", "NAME", "", "tavreli, tavlei9 or tavlei11 (the net's game)"},
+      {"game", "NAME", "", Cat(GameNameList(), " (the net's game)")},
       {"records", "DIR", "", "directory of game record files (*.vrec)"},
       {"net-in", "FILE", "", "the net to train (e.g. from `volkhv net init`)"},
       {"net-out", "FILE", "", "where to write the trained net"},

@@ -10,10 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include "engine/game/encoder.h"
 #include "engine/games/games.h"
 #include "fuzz/fuzz_check.h"
 #include "nn/checked_file.h"
-#include "nn/encoder.h"
 #include "nn/weights_file.h"
 
 namespace {
@@ -44,12 +44,12 @@ void CheckWeights(const volkhv::nn::NetworkWeights& weights) {
                weights.tensors[i].name);
   }
 
-  const nn::EncoderOptions options = nn::EncoderOptionsOf(weights);
+  const EncoderOptions options = nn::EncoderOptionsOf(weights);
   for (const std::string_view name : GameNames()) {
     absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
     FUZZ_CHECK(game.ok(), name);
-    absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-        nn::MakeEncoder((*game)->Info(), options);
+    absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+        MakeEncoder((*game)->Info(), options);
     if (!encoder.ok()) continue;
     static_cast<void>(nn::CheckNetworkFits(weights, name, **encoder));
   }

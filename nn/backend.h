@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "nn/encoder.h"
+#include "engine/game/encoder.h"
 
 namespace volkhv::nn {
 

@@ -12,8 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "engine/game/encoder.h"
 #include "nn/backend.h"
-#include "nn/encoder.h"
 #include "nn/evaluator.h"
 #include "nn/nn_cache.h"
 

@@ -15,8 +15,8 @@ namespace volkhv::nn {
 // The net name every evaluating command takes by default.
 inline constexpr std::string_view kAutoNet = "auto";
 
-// The file name of a game's bundled net: "tavreli.net". One net serves every
-// option of a game (prince_max_steps does not change the encoding).
+// The file name of a game's bundled net: "<game>.net". One net serves every
+// option of a game (game options do not change the encoding).
 std::string BundledNetFileName(std::string_view game);
 
 // Where `--net auto` looks, in order:

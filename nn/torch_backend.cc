@@ -270,7 +270,7 @@ class TorchBackend final : public Backend {
   }
 
   // The last policy layer (1x1 conv), written to the caller's buffer. Its
-  // output is the biggest tensor of the net (B x 32768 floats for Tavreli):
+  // output is the biggest tensor of the net (B x 32768 floats for the largest game):
   // channels-last, it runs in chunks of positions that stay in the cache,
   // each transposed from [square][channel] to [channel][square].
   void WritePolicy(const torch::Tensor& h, float* policy_logits) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engine/game/strings.h"
+#include "engine/games/games.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 #include "nn/checked_file.h"

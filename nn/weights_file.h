@@ -40,7 +40,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "nn/encoder.h"
+#include "engine/game/encoder.h"
 #include "proto/network.pb.h"
 
 namespace volkhv::nn {
@@ -131,7 +131,7 @@ absl::Status WriteNetworkWeights(const NetworkWeights& weights,
 EncoderOptions EncoderOptionsOf(const NetworkWeights& weights);
 // Whether the net fits `game` as encoded by `encoder` (the encoder of this
 // build): the game name, the input format version and the geometry. Errors
-// say what differs: "net is for game tavlei9, not tavreli".
+// say what differs: "net is for game A, not B".
 absl::Status CheckNetworkFits(const NetworkWeights& weights,
                               std::string_view game, const Encoder& encoder);
 

@@ -21,7 +21,7 @@ struct GameFileRecord {
   std::string event;         // [Event]
   std::string date;          // [Date] "2026.11.01"
   int round = 0;             // [Round], when > 0
-  std::string game;          // [Game] the game's name: "tavreli", "tavlei9"
+  std::string game;          // [Game] the game's registered name
   std::string variant;       // [Variant] "standard" or the game's options
   std::string first_title;   // tag of the first player: "White", "Attackers"
   std::string second_title;  // "Black", "Defenders"

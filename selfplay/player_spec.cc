@@ -9,7 +9,6 @@
 
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
-#include "engine/games/heuristics.h"
 #include "engine/search/search_params.h"
 
 namespace volkhv::selfplay {

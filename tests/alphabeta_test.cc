@@ -12,7 +12,6 @@
 #include <string_view>
 
 #include "engine/games/games.h"
-#include "engine/games/heuristics.h"
 #include "engine/search/centipawns.h"
 #include "engine/search/players.h"
 #include "engine/tavlei/heuristic.h"

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
-#include "nn/encoder.h"
 
 namespace volkhv::testing {
 
@@ -55,14 +55,14 @@ inline std::vector<std::unique_ptr<GameState>> RandomPositions(
 }
 
 // The encoder of `game` with the default options.
-inline std::unique_ptr<nn::Encoder> EncoderFor(const Game& game) {
-  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-      nn::MakeEncoder(game.Info(), nn::EncoderOptions{});
+inline std::unique_ptr<Encoder> EncoderFor(const Game& game) {
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder(game.Info(), EncoderOptions{});
   EXPECT_TRUE(encoder.ok()) << encoder.status();
   return *std::move(encoder);
 }
 
-inline std::unique_ptr<nn::Encoder> EncoderFor(const std::string& game_name) {
+inline std::unique_ptr<Encoder> EncoderFor(const std::string& game_name) {
   return EncoderFor(*NewGame(game_name));
 }
 

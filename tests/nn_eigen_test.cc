@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "engine/game/encoder.h"
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
 #include "nn/checked_file.h"
 #include "nn/eigen_backend.h"
-#include "nn/encoder.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"

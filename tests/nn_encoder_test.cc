@@ -1,7 +1,7 @@
-// Input encoders and policy maps (nn/encoder.h): hand-built positions against
-// their exact planes, the Black-to-move flip, the policy maps over random
-// games (round trip, collisions), and the measurements behind the defaults
-// (DISABLED_ tests, run with --gtest_also_run_disabled_tests).
+// Input encoders and policy maps (engine/game/encoder.h): hand-built positions
+// against their exact planes, the Black-to-move flip, the policy maps over
+// random games (round trip, collisions), and the measurements behind the
+// defaults (DISABLED_ tests, run with --gtest_also_run_disabled_tests).
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -20,26 +20,38 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/game/move.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
+#include "engine/tavlei/encoder.h"
+#include "engine/tavlei/policy_map.h"
+#include "engine/tavreli/encoder.h"
+#include "engine/tavreli/policy_map.h"
 #include "engine/tavreli/position.h"
 #include "engine/tavreli/tavreli_game.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "nn/encoder.h"
-#include "nn/tavlei_encoder.h"
-#include "nn/tavlei_policy_map.h"
-#include "nn/tavreli_encoder.h"
-#include "nn/tavreli_policy_map.h"
 
 namespace volkhv::nn {
 namespace {
 
+using tavlei::DecodeTavleiPolicyIndex;
+using tavlei::TavleiEncoder;
+using tavlei::TavleiPolicyIndex;
+using tavlei::TavleiPolicySize;
+using tavreli::DecodeTavreliPolicyIndex;
+using tavreli::kTavreliCountBuckets;
+using tavreli::kTavreliPolicySize;
+using tavreli::TavreliCountBucket;
+using tavreli::TavreliEncoder;
+using tavreli::TavreliPolicyIndex;
+using tavreli::TavreliPolicyMove;
 using ::testing::HasSubstr;
 
-// Identities of the Tavreli layer planes, as documented in tavreli_encoder.h.
+// Identities of the Tavreli layer planes, as documented in
+// engine/tavreli/encoder.h.
 // clang-format off
 enum Id {
   kK, kQ, kR, kB, kN,

@@ -16,10 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/game/encoder.h"
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
 #include "nn/checked_file.h"
-#include "nn/encoder.h"
 #include "nn/network.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"

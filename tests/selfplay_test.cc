@@ -21,13 +21,13 @@
 #include <thread>
 #include <vector>
 
+#include "engine/game/encoder.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/search.h"
 #include "engine/search/search_params.h"
 #include "gtest/gtest.h"
 #include "nn/batching_evaluator.h"
-#include "nn/encoder.h"
 #include "nn/evaluator.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
@@ -564,14 +564,14 @@ TEST(SelfplayRunTest, RandomEvaluatorGamesReplayAndAddUp) {
 std::unique_ptr<nn::BatchingEvaluator> TinyNetEvaluator(
     const std::string& game_name) {
   std::unique_ptr<Game> game = GameNamed(game_name);
-  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-      nn::MakeEncoder(game->Info(), nn::EncoderOptions{});
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder(game->Info(), EncoderOptions{});
   EXPECT_TRUE(encoder.ok()) << encoder.status();
   proto::NetworkFile header;
   header.set_format_version(nn::kNetworkFileFormatVersion);
   header.set_game(game_name);
   header.set_input_format_version((*encoder)->FormatVersion());
-  header.mutable_encoder()->set_stack_layers(nn::EncoderOptions{}.stack_layers);
+  header.mutable_encoder()->set_stack_layers(EncoderOptions{}.stack_layers);
   proto::Architecture* a = header.mutable_architecture();
   a->set_blocks(1);
   a->set_filters(8);

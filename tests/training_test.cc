@@ -18,12 +18,12 @@
 #include <thread>
 #include <vector>
 
+#include "engine/game/encoder.h"
 #include "engine/game/strings.h"
 #include "engine/games/games.h"
+#include "engine/tavlei/policy_map.h"
 #include "gtest/gtest.h"
 #include "nn/checked_file.h"
-#include "nn/encoder.h"
-#include "nn/tavlei_policy_map.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
@@ -48,12 +48,12 @@ using ::volkhv::testing::ScopedTempDir;
 std::string WriteTinyNet(const std::string& dir, const std::string& game_name,
                          int generation = 0) {
   std::unique_ptr<Game> game = NewGame(game_name);
-  std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+  std::unique_ptr<Encoder> encoder = EncoderFor(*game);
   proto::NetworkFile h;
   h.set_format_version(nn::kNetworkFileFormatVersion);
   h.set_game(game_name);
   h.set_input_format_version(encoder->FormatVersion());
-  h.mutable_encoder()->set_stack_layers(nn::EncoderOptions{}.stack_layers);
+  h.mutable_encoder()->set_stack_layers(EncoderOptions{}.stack_layers);
   proto::Architecture* a = h.mutable_architecture();
   a->set_blocks(2);
   a->set_filters(16);
@@ -291,7 +291,7 @@ std::string TransformTavleiText(const std::string& text, int width,
 
 TEST(SymmetryTest, TavreliHasOnlyTheIdentity) {
   std::unique_ptr<Game> game = NewGame("tavreli");
-  std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+  std::unique_ptr<Encoder> encoder = EncoderFor(*game);
   absl::StatusOr<std::unique_ptr<Symmetries>> s =
       Symmetries::ForGame(game->Info(), *encoder);
   ASSERT_TRUE(s.ok()) << s.status();
@@ -308,7 +308,7 @@ TEST(SymmetryTest, TavleiPlanesAndPolicyAreConsistent) {
   for (const std::string name : {"tavlei9", "tavlei11"}) {
     SCOPED_TRACE(name);
     std::unique_ptr<Game> game = NewGame(name);
-    std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+    std::unique_ptr<Encoder> encoder = EncoderFor(*game);
     absl::StatusOr<std::unique_ptr<Symmetries>> made =
         Symmetries::ForGame(game->Info(), *encoder);
     ASSERT_TRUE(made.ok()) << made.status();
@@ -348,7 +348,7 @@ TEST(SymmetryTest, TavleiPlanesAndPolicyAreConsistent) {
       for (int index = 0; index < encoder->PolicySize(); ++index) {
         int from, to;
         const bool is_move =
-            nn::DecodeTavleiPolicyIndex(index, width, &from, &to);
+            tavlei::DecodeTavleiPolicyIndex(index, width, &from, &to);
         const int mapped = sym.MapPolicyIndex(s, index);
         if (!is_move) {
           if (s > 0) {
@@ -359,7 +359,8 @@ TEST(SymmetryTest, TavleiPlanesAndPolicyAreConsistent) {
         ++valid;
         ASSERT_GE(mapped, 0);
         int mfrom, mto;
-        ASSERT_TRUE(nn::DecodeTavleiPolicyIndex(mapped, width, &mfrom, &mto));
+        ASSERT_TRUE(
+            tavlei::DecodeTavleiPolicyIndex(mapped, width, &mfrom, &mto));
         EXPECT_EQ(mfrom, sym.MapSquare(s, from));
         EXPECT_EQ(mto, sym.MapSquare(s, to));
         image.insert(mapped);
@@ -1313,7 +1314,7 @@ TEST(TrainerTest, ExportedNetLoadsAndEvaluates) {
   EXPECT_EQ(p.parent_net(), net);
   EXPECT_FALSE(p.created().empty());
   std::unique_ptr<Game> game = NewGame("tavlei11");
-  std::unique_ptr<nn::Encoder> encoder = EncoderFor(*game);
+  std::unique_ptr<Encoder> encoder = EncoderFor(*game);
   ASSERT_TRUE(nn::CheckNetworkFits(*weights, "tavlei11", *encoder).ok());
   absl::StatusOr<nn::NetworkWeights> parent = nn::ReadNetworkWeights(net);
   ASSERT_TRUE(parent.ok());

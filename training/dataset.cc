@@ -75,7 +75,7 @@ absl::StatusOr<std::unique_ptr<GameState>> StartState(
 // through the rules, checking every move played and every move of a
 // training ply's visit distribution. Errors name the ply.
 absl::Status CheckGame(const Game& game, const proto::GameRecord& record,
-                       const nn::Encoder& encoder) {
+                       const Encoder& encoder) {
   if (absl::Status s = CheckRecordValues(record); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<GameState>> state = StartState(game, record);
   if (!state.ok()) return state.status();
@@ -174,7 +174,7 @@ absl::Status CheckRecordValues(const proto::GameRecord& record) {
   return absl::OkStatus();
 }
 
-void Batch::Resize(int capacity, const nn::InputShape& shape) {
+void Batch::Resize(int capacity, const InputShape& shape) {
   input_size = shape.Size();
   planes.resize(static_cast<size_t>(capacity) * input_size);
   policy_index.resize(static_cast<size_t>(capacity) * kTargetStride);
@@ -216,8 +216,8 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
 
   absl::StatusOr<std::unique_ptr<Game>> net_game = MakeGame(options.game);
   if (!net_game.ok()) return net_game.status();
-  absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-      nn::MakeEncoder((*net_game)->Info(), options.encoder_options);
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder((*net_game)->Info(), options.encoder_options);
   if (!encoder.ok()) return encoder.status();
   d->encoder_ = *std::move(encoder);
   absl::StatusOr<std::unique_ptr<Symmetries>> symmetries =

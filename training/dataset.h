@@ -27,9 +27,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/game/move.h"
-#include "nn/encoder.h"
 #include "proto/game_record.pb.h"
 #include "proto/training_config.pb.h"
 #include "training/symmetry.h"
@@ -71,7 +71,7 @@ inline constexpr int kTargetStride = kMaxMoves;
 // A batch in the layout the trainer hands to LibTorch (row-major, one row
 // per position). Buffers are sized for `capacity` positions and reused.
 struct Batch {
-  void Resize(int capacity, const nn::InputShape& shape);
+  void Resize(int capacity, const InputShape& shape);
 
   int size = 0;               // positions in the batch
   int64_t step = -1;          // the optimiser step it was sampled for
@@ -97,7 +97,7 @@ struct DatasetOptions {
   std::vector<std::string> record_files;
   // The net's game; records of other games are skipped with a warning.
   std::string game;
-  nn::EncoderOptions encoder_options;
+  EncoderOptions encoder_options;
   // The window and the validation split.
   proto::TrainingConfig config;
 };
@@ -130,7 +130,7 @@ class Dataset {
   const std::vector<proto::GameRecord>& games() const { return games_; }
   const std::vector<PositionRef>& train() const { return train_; }
   const std::vector<PositionRef>& validation() const { return validation_; }
-  const nn::Encoder& encoder() const { return *encoder_; }
+  const Encoder& encoder() const { return *encoder_; }
   const Symmetries& symmetries() const { return *symmetries_; }
 
   // The positions of optimiser step `step`: batch_size uniform draws from
@@ -174,7 +174,7 @@ class Dataset {
   std::vector<std::pair<int, int>> origin_;
   std::vector<PositionRef> train_;
   std::vector<PositionRef> validation_;
-  std::unique_ptr<nn::Encoder> encoder_;
+  std::unique_ptr<Encoder> encoder_;
   std::unique_ptr<Symmetries> symmetries_;
 };
 

@@ -80,18 +80,12 @@ absl::StatusOr<Message> ReadTextProto(const std::string& path) {
 }
 
 std::string Variant(const proto::LoopConfig& config) {
-  return config.prince_max_steps() > 0
-             ? Cat("prince_max_steps=", config.prince_max_steps())
-             : "";
+  return GameOptionsText(LoopGameOptions(config));
 }
 
 absl::StatusOr<std::unique_ptr<Game>> LoopGame(
     const proto::LoopConfig& config) {
-  GameOptions options;
-  if (config.prince_max_steps() > 0) {
-    options["prince_max_steps"] = config.prince_max_steps();
-  }
-  return MakeGame(config.game(), options);
+  return MakeGame(config.game(), LoopGameOptions(config));
 }
 
 absl::Status IntInRange(std::string_view name, int64_t value, int64_t min,
@@ -555,6 +549,17 @@ absl::Status Loop::Run() {
 }
 
 }  // namespace
+
+GameOptions LoopGameOptions(const proto::LoopConfig& config) {
+  GameOptions options;
+  if (config.prince_max_steps() > 0) {
+    options["prince_max_steps"] = config.prince_max_steps();
+  }
+  for (const auto& [name, value] : config.game_options()) {
+    options[name] = value;
+  }
+  return options;
+}
 
 absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   if (config.prince_max_steps() < 0 || config.prince_max_steps() > 100) {

@@ -32,6 +32,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/game/game.h"
 #include "nn/evaluator.h"
 #include "proto/loop_config.pb.h"
 #include "proto/loop_state.pb.h"
@@ -65,6 +66,9 @@ absl::StatusOr<proto::LoopConfig> ParseLoopConfig(std::string_view text,
                                                   std::string_view source);
 absl::StatusOr<proto::LoopConfig> ReadLoopConfig(const std::string& path);
 absl::Status ValidateLoopConfig(const proto::LoopConfig& config);
+// The options of the config's game: game_options, plus the deprecated
+// prince_max_steps when it is set (N > 0) and game_options lacks the key.
+GameOptions LoopGameOptions(const proto::LoopConfig& config);
 
 // Runs generations until config.generations nets are trained, the budget
 // is spent (training/loop_budget.h) or *stop.

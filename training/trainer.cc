@@ -161,8 +161,8 @@ std::string Number(double v) { return absl::StrFormat("%.6g", v); }
 
 void DefaultWarn(const std::string& line) { std::cerr << line << "\n"; }
 
-// A step allocates and frees tensors of tens of MB (Tavreli's policy logits
-// alone are batch x 32768 floats). glibc serves blocks of 32 MB and more
+// A step allocates and frees tensors of tens of MB (the largest
+// game's policy logits alone are batch x 32768 floats). glibc serves blocks of 32 MB and more
 // with mmap and unmaps them when freed, so the kernel maps and zeroes those
 // pages again at every step. Serving everything from the heap and never
 // trimming it removes that (measured with the default CPU net at batch 256:
@@ -186,7 +186,7 @@ struct BatchTensors {
   torch::Tensor x, index, prob, best, wdl;
 };
 
-BatchTensors ToTensors(const Batch& b, const nn::InputShape& shape,
+BatchTensors ToTensors(const Batch& b, const InputShape& shape,
                        const torch::Device& device) {
   const int64_t n = b.size;
   auto blob = [&](const void* data, std::vector<int64_t> sizes,
@@ -249,7 +249,7 @@ struct Trainer::Impl {
   // Whether this LibTorch can run a bf16 autocast step's forward and
   // backward on the device: one batch of zeros through the module in eval
   // mode (no batch-norm statistics change), gradients cleared after.
-  absl::Status CheckMixedPrecision(const nn::InputShape& shape) {
+  absl::Status CheckMixedPrecision(const InputShape& shape) {
     if (!bf16()) return absl::OkStatus();
     try {
       module->eval();
@@ -465,7 +465,7 @@ struct Trainer::Impl {
            optimizer->param_groups()) {
         group.options().set_lr(lr);
       }
-      const nn::InputShape shape = dataset->encoder().Shape();
+      const InputShape shape = dataset->encoder().Shape();
       const int64_t n = b.size;
       const auto [x, index, prob, best, wdl] = ToTensors(b, shape, device);
 
@@ -529,7 +529,7 @@ struct Trainer::Impl {
     SetThreads();
     double sums[kStats] = {0, 0, 0, 0, 0};
     const int batch_size = config().batch_size();
-    const nn::InputShape shape = dataset->encoder().Shape();
+    const InputShape shape = dataset->encoder().Shape();
     try {
       module->eval();
       torch::NoGradGuard no_grad;
@@ -717,12 +717,12 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
       nn::ReadNetworkWeights(options.net_in);
   if (!net.ok()) return net.status();
   const std::string& game_name = net->header.game();
-  nn::InputShape input_shape;
+  InputShape input_shape;
   {
     absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
     if (!game.ok()) return game.status();
-    absl::StatusOr<std::unique_ptr<nn::Encoder>> encoder =
-        nn::MakeEncoder((*game)->Info(), nn::EncoderOptionsOf(*net));
+    absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+        MakeEncoder((*game)->Info(), nn::EncoderOptionsOf(*net));
     if (!encoder.ok()) return encoder.status();
     if (absl::Status s = nn::CheckNetworkFits(*net, game_name, **encoder);
         !s.ok()) {

@@ -1,8 +1,8 @@
 // A hand-written static evaluation of a game, for the alpha-beta baseline
 // (engine/search/alphabeta.h): a score for the side to move, which moves are
 // "noisy" (searched past the horizon), and a static move-ordering score.
-// Game-neutral: each game implements it (engine/tavreli/heuristic.h,
-// engine/tavlei/heuristic.h); engine/games/heuristics.h picks one by name.
+// Game-neutral: a game module may provide one (GameModule::make_heuristic);
+// MakeHeuristic (engine/games/games.h) picks it by the game's name.
 #ifndef VOLKHV_ENGINE_GAME_HEURISTIC_H_
 #define VOLKHV_ENGINE_GAME_HEURISTIC_H_
 

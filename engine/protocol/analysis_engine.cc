@@ -207,7 +207,7 @@ void AnalysisEngine::Submit(std::string_view line) {
     }
   }
 
-  std::string game_name = "tavreli";
+  std::string game_name(DefaultGameName());
   if (query.contains("game")) {
     if (!query["game"].is_string()) {
       return fail("field 'game' must be a string");

@@ -6,10 +6,11 @@
 // queries fill its batches. Answers may come out of order; every line is
 // written whole.
 //
-// Query: {"id": "q1", "game": "tavreli", "gameOptions": {"prince_max_steps":
-// 3}, "position": "<text>", "moves": ["e2-e4", ...], "analyzeTurns": [0, 2],
+// Query: {"id": "q1", "game": "<name>", "gameOptions": {"<option>": 3},
+// "position": "<text>", "moves": ["e2-e4", ...], "analyzeTurns": [0, 2],
 // "maxVisits": 400, "includePolicy": true}. Only "id" is required; "game"
-// defaults to tavreli, "position" to the start, "moves" to none,
+// defaults to DefaultGameName() (engine/games/games.h), "gameOptions" to
+// none, "position" to the start, "moves" to none,
 // "analyzeTurns" to the last turn (moves.size()), "maxVisits" to the
 // engine's default. Turn t is the position after the first t moves.
 // Unknown fields are errors.

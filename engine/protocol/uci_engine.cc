@@ -19,7 +19,6 @@
 namespace volkhv::protocol {
 namespace {
 
-constexpr int kMaxPrinceSteps = 100;
 constexpr int kMaxMultiPv = 500;
 constexpr int64_t kMaxSeed = 2147483647;
 
@@ -51,7 +50,21 @@ std::optional<int64_t> ParseInt(std::string_view text) {
   return value;
 }
 
-bool IsTavlei(std::string_view game) { return game.starts_with("tavlei"); }
+// The UCI name of a game option: prince_max_steps -> PrinceMaxSteps.
+std::string UciOptionName(std::string_view option) {
+  std::string name;
+  bool upper = true;
+  for (char c : option) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    name +=
+        upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
+    upper = false;
+  }
+  return name;
+}
 
 }  // namespace
 
@@ -258,9 +271,13 @@ std::vector<std::string> UciEngine::OptionLines() const {
   for (std::string_view name : GameNames()) Append(&games, " var ", name);
   lines.push_back(
       Cat("option name Game type combo default ", options_.game, games));
-  lines.push_back(Cat("option name PrinceMaxSteps type spin default ",
-                      options_.prince_max_steps, " min 0 max ",
-                      kMaxPrinceSteps));
+  for (const GameOptionInfo& option : AllGameOptions()) {
+    const auto it = options_.game_options.find(option.name);
+    lines.push_back(Cat(
+        "option name ", UciOptionName(option.name), " type spin default ",
+        it == options_.game_options.end() ? option.default_value : it->second,
+        " min ", option.min, " max ", option.max));
+  }
   lines.push_back(Cat("option name Net type string default ", options_.net));
   lines.push_back(Cat("option name MultiPV type spin default ",
                       options_.multipv, " min 1 max ", kMaxMultiPv));
@@ -307,12 +324,8 @@ void UciEngine::CommandNewGame() {
 }
 
 bool UciEngine::MakeCurrentGame() {
-  GameOptions game_options;
-  if (IsTavlei(options_.game) && options_.prince_max_steps != 0) {
-    game_options["prince_max_steps"] = options_.prince_max_steps;
-  }
   absl::StatusOr<std::unique_ptr<Game>> game =
-      MakeGame(options_.game, game_options);
+      MakeGame(options_.game, OptionsFor(options_.game, options_.game_options));
   if (!game.ok()) {
     Error(Cat(game.status().message()));
     return false;
@@ -373,7 +386,7 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
   if (key == "game") {
     const std::vector<std::string_view> names = GameNames();
     if (std::find(names.begin(), names.end(), value) == names.end()) {
-      bad_value("known games: tavreli, tavlei9, tavlei11");
+      bad_value(Cat("known games: ", GameNameList()));
       return;
     }
     if (value == options_.game && game_ != nullptr) return;
@@ -382,17 +395,25 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
     if (!MakeCurrentGame()) options_.game = old;
     return;
   }
-  if (key == "princemaxsteps") {
-    const std::optional<int64_t> steps = ParseInt(value);
-    if (!steps || *steps < 0 || *steps > kMaxPrinceSteps) {
-      bad_value(Cat("expected an integer from 0 to ", kMaxPrinceSteps));
+  for (const GameOptionInfo& option : AllGameOptions()) {
+    if (key != Lower(UciOptionName(option.name))) continue;
+    const std::optional<int64_t> parsed = ParseInt(value);
+    if (!parsed || *parsed < option.min || *parsed > option.max) {
+      bad_value(
+          Cat("expected an integer from ", option.min, " to ", option.max));
       return;
     }
-    if (*steps == options_.prince_max_steps) return;
-    const int old = options_.prince_max_steps;
-    options_.prince_max_steps = static_cast<int>(*steps);
-    if (IsTavlei(options_.game) && !MakeCurrentGame()) {
-      options_.prince_max_steps = old;
+    const GameOptions old = options_.game_options;
+    const auto it = old.find(option.name);
+    if (*parsed == (it == old.end() ? option.default_value : it->second)) {
+      return;
+    }
+    options_.game_options[option.name] = static_cast<int>(*parsed);
+    // Games without the option play on as they are.
+    if (OptionsFor(options_.game, old) !=
+            OptionsFor(options_.game, options_.game_options) &&
+        !MakeCurrentGame()) {
+      options_.game_options = old;
     }
     return;
   }

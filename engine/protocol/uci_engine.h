@@ -48,6 +48,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
+#include "engine/games/games.h"
 #include "engine/search/search.h"
 #include "engine/search/search_params.h"
 #include "engine/search/search_result.h"
@@ -67,8 +68,10 @@ using EvaluatorFactory =
 std::string EvaluatorError(const std::string& net, const absl::Status& status);
 
 struct UciEngineOptions {
-  std::string game = "tavreli";  // "tavreli", "tavlei9", "tavlei11"
-  int prince_max_steps = 0;      // Tavlei only; 0 = unlimited
+  std::string game{DefaultGameName()};  // a registered game
+  // Options of any registered game (UCI options named after them); the game
+  // gets those it knows.
+  GameOptions game_options;
   std::string net = "random";
   search::SearchParams params;
   uint64_t seed = 1;
@@ -125,7 +128,7 @@ class UciEngine {
   void CommandGo(const std::vector<std::string_view>& tokens);
   void CommandShow();
 
-  // Makes the game (after a Game/PrinceMaxSteps change) and resets the
+  // Makes the game (after a change of Game or a game option) and resets the
   // position to its start. Errors are reported.
   bool MakeCurrentGame();
   // Makes the evaluator and the Search when missing. Errors are reported.

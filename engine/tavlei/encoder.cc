@@ -1,20 +1,20 @@
-#include "nn/tavlei_encoder.h"
+#include "engine/tavlei/encoder.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/tavlei/policy_map.h"
 #include "engine/tavlei/position.h"
 #include "engine/tavlei/rules.h"
 #include "engine/tavlei/tavlei_state.h"
-#include "nn/tavlei_policy_map.h"
 
-namespace volkhv::nn {
+namespace volkhv::tavlei {
 namespace {
 
-const tavlei::TavleiState& AsTavlei(const GameState& state) {
-  const auto* s = dynamic_cast<const tavlei::TavleiState*>(&state);
+const TavleiState& AsTavlei(const GameState& state) {
+  const auto* s = dynamic_cast<const TavleiState*>(&state);
   if (s == nullptr) {
     std::fprintf(stderr, "TavleiEncoder given a %s state\n",
                  state.Info().name.c_str());
@@ -31,17 +31,17 @@ int TavleiEncoder::PolicyChannels() const {
 }
 
 void TavleiEncoder::Encode(const GameState& state, float* out) const {
-  const tavlei::TavleiState& game = AsTavlei(state);
-  const tavlei::Position& pos = game.position();
-  const tavlei::Rules& rules = game.rules();
+  const TavleiState& game = AsTavlei(state);
+  const Position& pos = game.position();
+  const Rules& rules = game.rules();
   const int squares = width_ * width_;
   std::memset(out, 0, sizeof(float) * kNumPlanes * squares);
   for (int side = 0; side < 2; ++side) {
     pos.pieces[side].ForEach([&](int sq) {
       const uint8_t piece = pos.board[sq];
-      const int plane = piece == tavlei::kAttacker   ? kAttackers
-                        : piece == tavlei::kDefender ? kDefenders
-                                                     : kKing;
+      const int plane = piece == kAttacker   ? kAttackers
+                        : piece == kDefender ? kDefenders
+                                             : kKing;
       out[plane * squares + sq] = 1;
       return true;
     });
@@ -50,7 +50,7 @@ void TavleiEncoder::Encode(const GameState& state, float* out) const {
   for (int sq = 0; sq < squares; ++sq) {
     if (rules.is_corner[sq]) out[kCorners * squares + sq] = 1;
   }
-  if (pos.side == tavlei::kDefenders) {
+  if (pos.side == kDefenders) {
     std::fill_n(out + kSideToMove * squares, squares, 1.0f);
   }
   std::fill_n(out + kOnes * squares, squares, 1.0f);
@@ -60,4 +60,4 @@ int TavleiEncoder::PolicyIndex(const GameState& state, Move move) const {
   return TavleiPolicyIndex(move.from, move.to, width_);
 }
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavlei

@@ -1,16 +1,15 @@
 // What the network sees of a game: input planes and the policy index of each
-// legal move. One Encoder per game; LibTorch-free.
-#ifndef VOLKHV_NN_ENCODER_H_
-#define VOLKHV_NN_ENCODER_H_
+// legal move. Each game module implements one (engine/tavreli/encoder.h,
+// engine/tavlei/encoder.h) and the registry (engine/games/games.h) makes it;
+// the network code uses only this interface. LibTorch-free.
+#ifndef VOLKHV_ENGINE_GAME_ENCODER_H_
+#define VOLKHV_ENGINE_GAME_ENCODER_H_
 
 #include <cstdint>
-#include <memory>
-#include <string>
 
-#include "absl/status/statusor.h"
 #include "engine/game/game.h"
 
-namespace volkhv::nn {
+namespace volkhv {
 
 struct InputShape {
   int planes = 0;
@@ -40,14 +39,13 @@ class Encoder {
   virtual uint64_t CacheKey(const GameState& state) const = 0;
 };
 
-// The encoder of a game ("tavreli", "tavlei9", "tavlei11"); options such as
-// the number of stack layers come from the network's configuration.
+// What the network's configuration says about the encoding; a game uses
+// what applies to it. MakeEncoder (engine/games/games.h) checks the ranges.
 struct EncoderOptions {
-  int stack_layers = 4;  // Tavreli: layers encoded one-hot from the top
+  int stack_layers =
+      4;  // games with stacks: layers encoded one-hot from the top
 };
-absl::StatusOr<std::unique_ptr<Encoder>> MakeEncoder(
-    const GameInfo& game, const EncoderOptions& options);
 
-}  // namespace volkhv::nn
+}  // namespace volkhv
 
-#endif  // VOLKHV_NN_ENCODER_H_
+#endif  // VOLKHV_ENGINE_GAME_ENCODER_H_

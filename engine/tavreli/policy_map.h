@@ -1,9 +1,9 @@
 // The Tavreli policy map: every legal move <-> one of 32768 policy logits,
 // (move type, count bucket, from square), in the side to move's frame.
-#ifndef VOLKHV_NN_TAVRELI_POLICY_MAP_H_
-#define VOLKHV_NN_TAVRELI_POLICY_MAP_H_
+#ifndef VOLKHV_ENGINE_TAVRELI_POLICY_MAP_H_
+#define VOLKHV_ENGINE_TAVRELI_POLICY_MAP_H_
 
-namespace volkhv::nn {
+namespace volkhv::tavreli {
 
 // index = channel * 64 + from, channel = move_type * 8 + count_bucket, where
 // squares are seen from the side to move (Black: rank r -> 7 - r, files
@@ -48,6 +48,6 @@ struct TavreliPolicyMove {
 // out of range or its move would leave the board. Thread-safe.
 bool DecodeTavreliPolicyIndex(int index, int side, TavreliPolicyMove* out);
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavreli
 
-#endif  // VOLKHV_NN_TAVRELI_POLICY_MAP_H_
+#endif  // VOLKHV_ENGINE_TAVRELI_POLICY_MAP_H_

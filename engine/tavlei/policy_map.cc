@@ -1,6 +1,6 @@
-#include "nn/tavlei_policy_map.h"
+#include "engine/tavlei/policy_map.h"
 
-namespace volkhv::nn {
+namespace volkhv::tavlei {
 namespace {
 
 constexpr int kDirs[kTavleiDirections][2] = {
@@ -41,4 +41,4 @@ bool DecodeTavleiPolicyIndex(int index, int width, int* from, int* to) {
   return true;
 }
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavlei

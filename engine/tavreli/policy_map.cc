@@ -1,10 +1,10 @@
-#include "nn/tavreli_policy_map.h"
+#include "engine/tavreli/policy_map.h"
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
 
-namespace volkhv::nn {
+namespace volkhv::tavreli {
 namespace {
 
 // (file, rank) steps, in move-type order.
@@ -83,4 +83,4 @@ bool DecodeTavreliPolicyIndex(int index, int side, TavreliPolicyMove* out) {
   return true;
 }
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavreli

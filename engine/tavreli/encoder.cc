@@ -1,4 +1,4 @@
-#include "nn/tavreli_encoder.h"
+#include "engine/tavreli/encoder.h"
 
 #include <algorithm>
 #include <array>
@@ -7,14 +7,12 @@
 #include <cstring>
 
 #include "engine/tavreli/piece.h"
+#include "engine/tavreli/policy_map.h"
 #include "engine/tavreli/position.h"
 #include "engine/tavreli/tavreli_game.h"
-#include "nn/tavreli_policy_map.h"
 
-namespace volkhv::nn {
+namespace volkhv::tavreli {
 namespace {
-
-using tavreli::Piece;
 
 // Identity 0..14 of a piece byte (colour ignored): K Q R B N, pawns by
 // symbol R N B Q H, promoted pawns by symbol R N B Q H.
@@ -25,14 +23,14 @@ constexpr std::array<int8_t, 256> MakeIdentityTable() {
   for (int b = 0; b < 256; ++b) {
     const Piece p = static_cast<Piece>(b);
     int id;
-    if (tavreli::IsPromoted(p)) {
-      id = 10 + kSymbolOrder[tavreli::SymbolOf(p)];
-    } else if (tavreli::IsPawn(p)) {
-      id = 5 + kSymbolOrder[tavreli::SymbolOf(p)];
-    } else if (tavreli::TypeOf(p) == tavreli::kHelgi) {
+    if (IsPromoted(p)) {
+      id = 10 + kSymbolOrder[SymbolOf(p)];
+    } else if (IsPawn(p)) {
+      id = 5 + kSymbolOrder[SymbolOf(p)];
+    } else if (TypeOf(p) == kHelgi) {
       id = 14;  // a Helgi is always a promoted pawn
     } else {
-      id = tavreli::TypeOf(p);
+      id = TypeOf(p);
     }
     table[b] = static_cast<int8_t>(id);
   }
@@ -41,8 +39,8 @@ constexpr std::array<int8_t, 256> MakeIdentityTable() {
 
 constexpr std::array<int8_t, 256> kIdentity = MakeIdentityTable();
 
-const tavreli::TavreliState& AsTavreli(const GameState& state) {
-  const auto* s = dynamic_cast<const tavreli::TavreliState*>(&state);
+const TavreliState& AsTavreli(const GameState& state) {
+  const auto* s = dynamic_cast<const TavreliState*>(&state);
   if (s == nullptr) {
     std::fprintf(stderr, "TavreliEncoder given a %s state\n",
                  state.Info().name.c_str());
@@ -60,7 +58,7 @@ uint64_t Mix64(uint64_t z) {
 }
 
 // The repetition feature's input: min(occurrences - 1, 2).
-int RepetitionLevel(const tavreli::TavreliState& state) {
+int RepetitionLevel(const TavreliState& state) {
   return std::clamp(state.Occurrences() - 1, 0, 2);
 }
 
@@ -74,21 +72,21 @@ int TavreliEncoder::PolicySize() const { return kTavreliPolicySize; }
 int TavreliEncoder::PolicyChannels() const { return kTavreliPolicyChannels; }
 
 void TavreliEncoder::Encode(const GameState& state, float* out) const {
-  const tavreli::TavreliState& game = AsTavreli(state);
-  const tavreli::Position& pos = game.current();
+  const TavreliState& game = AsTavreli(state);
+  const Position& pos = game.current();
   std::memset(out, 0, sizeof(float) * planes_ * 64);
-  const tavreli::Color us = pos.SideToMove();
-  const int flip = us == tavreli::kWhite ? 0 : 56;
+  const Color us = pos.SideToMove();
+  const int flip = us == kWhite ? 0 : 56;
   float* const own_buried = out + 64 * Plane(kOwnBuried);
   float* const enemy_buried = out + 64 * Plane(kEnemyBuried);
   float* const height = out + 64 * Plane(kHeight);
   float* const own_double = out + 64 * Plane(kOwnDoubleStep);
   float* const enemy_double = out + 64 * Plane(kEnemyDoubleStep);
 
-  Piece pieces[tavreli::kMaxStackHeight];
-  bool moved[tavreli::kMaxStackHeight];
-  for (tavreli::Bitboard occupied = pos.Occupied(); occupied;) {
-    const int square = tavreli::PopLsb(occupied);
+  Piece pieces[kMaxStackHeight];
+  bool moved[kMaxStackHeight];
+  for (Bitboard occupied = pos.Occupied(); occupied;) {
+    const int square = PopLsb(occupied);
     const int cell = square ^ flip;
     const int h = pos.StackBottomToTop(square, pieces, moved);
     height[cell] = h * kCountScale;
@@ -96,13 +94,13 @@ void TavreliEncoder::Encode(const GameState& state, float* out) const {
     for (int depth = 0; depth < h; ++depth) {
       const int i = h - 1 - depth;
       const Piece p = pieces[i];
-      const bool own = tavreli::ColorOf(p) == us;
+      const bool own = ColorOf(p) == us;
       if (depth < layers_) {
         out[64 * LayerPlane(depth, own, kIdentity[p]) + cell] = 1;
       } else {
         ++buried[own ? 0 : 1];
       }
-      if (!moved[i] && tavreli::IsPawn(p)) {
+      if (!moved[i] && IsPawn(p)) {
         (own ? own_double : enemy_double)[cell] = 1;
       }
     }
@@ -110,22 +108,18 @@ void TavreliEncoder::Encode(const GameState& state, float* out) const {
     enemy_buried[cell] = buried[1] * kCountScale;
   }
 
-  if (us == tavreli::kBlack) Fill(out + 64 * Plane(kSideToMove), 1);
+  if (us == kBlack) Fill(out + 64 * Plane(kSideToMove), 1);
   const uint8_t castling = pos.Castling();
-  const bool white = us == tavreli::kWhite;
-  const uint8_t own_k =
-      white ? tavreli::kWhiteKingside : tavreli::kBlackKingside;
-  const uint8_t own_q =
-      white ? tavreli::kWhiteQueenside : tavreli::kBlackQueenside;
-  const uint8_t enemy_k =
-      white ? tavreli::kBlackKingside : tavreli::kWhiteKingside;
-  const uint8_t enemy_q =
-      white ? tavreli::kBlackQueenside : tavreli::kWhiteQueenside;
+  const bool white = us == kWhite;
+  const uint8_t own_k = white ? kWhiteKingside : kBlackKingside;
+  const uint8_t own_q = white ? kWhiteQueenside : kBlackQueenside;
+  const uint8_t enemy_k = white ? kBlackKingside : kWhiteKingside;
+  const uint8_t enemy_q = white ? kBlackQueenside : kWhiteQueenside;
   if (castling & own_k) Fill(out + 64 * Plane(kOwnKingside), 1);
   if (castling & own_q) Fill(out + 64 * Plane(kOwnQueenside), 1);
   if (castling & enemy_k) Fill(out + 64 * Plane(kEnemyKingside), 1);
   if (castling & enemy_q) Fill(out + 64 * Plane(kEnemyQueenside), 1);
-  if (pos.EnPassantSquare() != tavreli::kNoSquare) {
+  if (pos.EnPassantSquare() != kNoSquare) {
     out[64 * Plane(kEnPassant) + (pos.EnPassantSquare() ^ flip)] = 1;
   }
   const int repetition = RepetitionLevel(game);
@@ -137,14 +131,14 @@ void TavreliEncoder::Encode(const GameState& state, float* out) const {
 }
 
 int TavreliEncoder::PolicyIndex(const GameState& state, Move move) const {
-  const tavreli::Position& pos = AsTavreli(state).current();
+  const Position& pos = AsTavreli(state).current();
   return TavreliPolicyIndex(move.from, move.to, move.count,
                             pos.Height(move.from), pos.SideToMove());
 }
 
 uint64_t TavreliEncoder::CacheKey(const GameState& state) const {
-  const tavreli::TavreliState& game = AsTavreli(state);
-  const tavreli::Position& pos = game.current();
+  const TavreliState& game = AsTavreli(state);
+  const Position& pos = game.current();
   // Hash() covers stacks, side, castling and double-step rights, and the en
   // passant square only when a capture there is legal; the planes also show
   // the TFEN en passant square, the repetition level and the clock.
@@ -154,4 +148,4 @@ uint64_t TavreliEncoder::CacheKey(const GameState& state) const {
   return pos.Hash() ^ Mix64(extra + 0x9E3779B97F4A7C15ull);
 }
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavreli

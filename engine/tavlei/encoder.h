@@ -1,13 +1,13 @@
 // The Tavlei input encoding and policy indices (tavlei9, tavlei11).
-#ifndef VOLKHV_NN_TAVLEI_ENCODER_H_
-#define VOLKHV_NN_TAVLEI_ENCODER_H_
+#ifndef VOLKHV_ENGINE_TAVLEI_ENCODER_H_
+#define VOLKHV_ENGINE_TAVLEI_ENCODER_H_
 
 #include <cstdint>
 
+#include "engine/game/encoder.h"
 #include "engine/game/game.h"
-#include "nn/encoder.h"
 
-namespace volkhv::nn {
+namespace volkhv::tavlei {
 
 // Planes of width x width, [plane][rank][file], board orientation as is (no
 // flipping: attackers and defenders play different games, so "own/enemy"
@@ -52,6 +52,6 @@ class TavleiEncoder final : public Encoder {
   int width_;
 };
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavlei
 
-#endif  // VOLKHV_NN_TAVLEI_ENCODER_H_
+#endif  // VOLKHV_ENGINE_TAVLEI_ENCODER_H_

@@ -1,9 +1,9 @@
 // The Tavlei policy map: every legal move <-> one policy logit, (direction,
 // distance, from square), for square boards of width 9 or 11.
-#ifndef VOLKHV_NN_TAVLEI_POLICY_MAP_H_
-#define VOLKHV_NN_TAVLEI_POLICY_MAP_H_
+#ifndef VOLKHV_ENGINE_TAVLEI_POLICY_MAP_H_
+#define VOLKHV_ENGINE_TAVLEI_POLICY_MAP_H_
 
-namespace volkhv::nn {
+namespace volkhv::tavlei {
 
 // index = channel * width * width + from, channel = direction * (width - 1)
 // + (distance - 1), directions N (+width), E (+1), S (-width), W (-1) as in
@@ -25,6 +25,6 @@ int TavleiPolicyIndex(int from, int to, int width);
 // move leaves the board. Thread-safe.
 bool DecodeTavleiPolicyIndex(int index, int width, int* from, int* to);
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavlei
 
-#endif  // VOLKHV_NN_TAVLEI_POLICY_MAP_H_
+#endif  // VOLKHV_ENGINE_TAVLEI_POLICY_MAP_H_

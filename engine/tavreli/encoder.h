@@ -1,14 +1,14 @@
 // The Tavreli input encoding (layered stack planes) and policy indices, from
 // the side to move's point of view.
-#ifndef VOLKHV_NN_TAVRELI_ENCODER_H_
-#define VOLKHV_NN_TAVRELI_ENCODER_H_
+#ifndef VOLKHV_ENGINE_TAVRELI_ENCODER_H_
+#define VOLKHV_ENGINE_TAVRELI_ENCODER_H_
 
 #include <cstdint>
 
+#include "engine/game/encoder.h"
 #include "engine/game/game.h"
-#include "nn/encoder.h"
 
-namespace volkhv::nn {
+namespace volkhv::tavreli {
 
 // Planes of 8 x 8, [plane][rank][file], rank 0 = the side to move's first
 // rank (Black to move: board rank r is row 7 - r; files are never mirrored).
@@ -87,6 +87,6 @@ class TavreliEncoder final : public Encoder {
   int planes_;
 };
 
-}  // namespace volkhv::nn
+}  // namespace volkhv::tavreli
 
-#endif  // VOLKHV_NN_TAVRELI_ENCODER_H_
+#endif  // VOLKHV_ENGINE_TAVRELI_ENCODER_H_
