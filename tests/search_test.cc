@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/game/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/node.h"
 #include "engine/search/search_params.h"
@@ -24,6 +25,7 @@
 #include "nn/evaluator.h"
 #include "tests/fake_evaluator.h"
 #include "tests/game_fixtures.h"
+#include "tests/nim/module.h"
 
 namespace volkhv::search {
 namespace {
@@ -33,6 +35,8 @@ using ::volkhv::testing::FavourMoves;
 using ::volkhv::testing::ProverOf;
 using ::volkhv::testing::ShyOfSquare;
 using ::volkhv::testing::ValueBySide;
+
+const bool kNimRegistered = (RegisterGame(nim::Module()), true);
 
 std::unique_ptr<GameState> State(std::string_view game_name,
                                  std::string_view text = "") {
@@ -711,6 +715,40 @@ TEST(SearchTest, FindsTavleiWinsInTwo) {
     EXPECT_EQ(result.best_move, ParseMove(*state, first));
     EXPECT_EQ(result.root_proven, Proven::kWin);
     EXPECT_EQ(result.root_proven_plies, 3);
+  }
+}
+
+// One-pile Nim (tests/nim/module.h), a game only the tests register: the
+// player to move wins exactly when the pile is not a multiple of 4, by
+// taking pile % 4 stones, in 2 * (pile / 4) + 1 plies.
+TEST(SearchTest, FindsAndProvesNimWins) {
+  ASSERT_TRUE(kNimRegistered);
+  for (int pile : {1, 2, 3, 5, 6, 7, 9, 10}) {
+    SCOPED_TRACE(pile);
+    auto state = State("nim", Cat(pile, " 0"));
+    nn::UniformEvaluator evaluator;
+    Search search(SearchParams(), &evaluator, ProverOf(*state), 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    const SearchResult result = search.Run(Visits(1000000));
+    EXPECT_EQ(result.best_move, ParseMove(*state, Cat(pile % 4)));
+    EXPECT_EQ(result.root_proven, Proven::kWin);
+    EXPECT_EQ(result.root_proven_plies, 2 * (pile / 4) + 1);
+    EXPECT_EQ(result.stop_reason, StopReason::kProven);
+  }
+}
+
+TEST(SearchTest, ProvesNimLosses) {
+  for (int pile : {4, 8}) {
+    SCOPED_TRACE(pile);
+    auto state = State("nim", Cat(pile, " 1"));
+    nn::UniformEvaluator evaluator;
+    Search search(SearchParams(), &evaluator, ProverOf(*state), 3);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    const SearchResult result = search.Run(Visits(1000000));
+    EXPECT_EQ(result.root_proven, Proven::kLoss);
+    // The loser plays on as long as it can: the win needs every ply.
+    EXPECT_EQ(result.root_proven_plies, 2 * (pile / 4));
+    EXPECT_FLOAT_EQ(result.root_wdl[2], 1.0f);
   }
 }
 

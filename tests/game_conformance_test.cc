@@ -1,0 +1,362 @@
+// The game-conformance suite: every registered game (the built-in ones and
+// the tests' Nim) against the contracts of engine/game/game.h,
+// engine/game/encoder.h and engine/game/game_module.h, on positions of
+// seeded random playouts: clone, play/undo, hashes, position and move text
+// round trips, perft(1), the encoder's shape and policy indices, the
+// symmetries, the evaluation's range, the options and the bench positions.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/game/encoder.h"
+#include "engine/game/game.h"
+#include "engine/game/game_module.h"
+#include "engine/games/games.h"
+#include "gtest/gtest.h"
+#include "tests/nim/module.h"
+
+namespace volkhv {
+namespace {
+
+const bool kNimRegistered = (RegisterGame(nim::Module()), true);
+
+constexpr int kPlayouts = 4;
+constexpr int kMaxPlies = 60;
+
+// Clones of the start and of every position of kPlayouts random playouts
+// (seeded by the game's name) until the game ends or kMaxPlies.
+std::vector<std::unique_ptr<GameState>> Positions(const Game& game) {
+  std::vector<std::unique_ptr<GameState>> positions;
+  uint64_t rng = std::hash<std::string>()(game.Info().name) | 1;
+  auto next = [&rng](int n) {
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<int>((rng >> 33) % static_cast<uint64_t>(n));
+  };
+  for (int playout = 0; playout < kPlayouts; ++playout) {
+    std::unique_ptr<GameState> state = game.NewInitialState();
+    if (playout == 0) positions.push_back(state->Clone());
+    for (int ply = 0; ply < kMaxPlies && !state->Result().IsOver(); ++ply) {
+      MoveList moves;
+      state->LegalMoves(&moves);
+      if (moves.empty()) break;
+      state->Play(moves[next(moves.size())]);
+      positions.push_back(state->Clone());
+    }
+  }
+  return positions;
+}
+
+std::vector<Move> Legal(const GameState& state) {
+  MoveList moves;
+  state.LegalMoves(&moves);
+  return std::vector<Move>(moves.begin(), moves.end());
+}
+
+class GameConformanceTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(kNimRegistered);
+    module_ = FindGame(GetParam());
+    ASSERT_NE(module_, nullptr);
+    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(GetParam());
+    ASSERT_TRUE(game.ok()) << game.status().message();
+    game_ = *std::move(game);
+    positions_ = Positions(*game_);
+    ASSERT_GT(positions_.size(), 10u);
+  }
+
+  const GameModule* module_ = nullptr;
+  std::unique_ptr<Game> game_;
+  std::vector<std::unique_ptr<GameState>> positions_;
+};
+
+TEST_P(GameConformanceTest, InfoNamesTheGame) {
+  EXPECT_EQ(game_->Info().name, GetParam());
+  EXPECT_GT(game_->Info().board_width, 0);
+  EXPECT_GT(game_->Info().board_height, 0);
+  EXPECT_EQ(&game_->NewInitialState()->Info(), &game_->Info());
+}
+
+TEST_P(GameConformanceTest, CloneEqualsTheOriginal) {
+  for (const auto& state : positions_) {
+    const std::unique_ptr<GameState> clone = state->Clone();
+    EXPECT_EQ(clone->PositionText(), state->PositionText());
+    EXPECT_EQ(clone->Hash(), state->Hash());
+    EXPECT_EQ(clone->SideToMove(), state->SideToMove());
+    EXPECT_EQ(clone->PliesPlayed(), state->PliesPlayed());
+    EXPECT_EQ(clone->Result(), state->Result());
+    EXPECT_EQ(clone->Occurrences(), state->Occurrences());
+    EXPECT_EQ(Legal(*clone), Legal(*state));
+  }
+}
+
+TEST_P(GameConformanceTest, PlayThenUndoRestoresThePosition) {
+  for (const auto& original : positions_) {
+    const std::unique_ptr<GameState> state = original->Clone();
+    const std::vector<Move> moves = Legal(*state);
+    for (Move move : moves) {
+      state->Play(move);
+      EXPECT_EQ(state->PliesPlayed(), original->PliesPlayed() + 1);
+      EXPECT_NE(state->Hash(), original->Hash())
+          << original->PositionText() << " " << original->MoveText(move);
+      state->Undo();
+      ASSERT_EQ(state->PositionText(), original->PositionText())
+          << original->MoveText(move);
+      ASSERT_EQ(state->Hash(), original->Hash()) << original->MoveText(move);
+      ASSERT_EQ(state->Result(), original->Result());
+    }
+    EXPECT_EQ(Legal(*state), moves);
+  }
+}
+
+// Positions still being played: a decided one need not be a valid start
+// (a Tavlei board without its prince is refused).
+TEST_P(GameConformanceTest, PositionTextRoundTripsWithTheSameHash) {
+  for (const auto& state : positions_) {
+    if (state->Result().IsOver()) continue;
+    const std::string text = state->PositionText();
+    absl::StatusOr<std::unique_ptr<GameState>> parsed =
+        game_->NewStateFromText(text);
+    ASSERT_TRUE(parsed.ok()) << text << ": " << parsed.status().message();
+    EXPECT_EQ((*parsed)->PositionText(), text);
+    EXPECT_EQ((*parsed)->Hash(), state->Hash()) << text;
+    EXPECT_EQ((*parsed)->SideToMove(), state->SideToMove()) << text;
+    EXPECT_EQ(Legal(**parsed), Legal(*state)) << text;
+  }
+}
+
+TEST_P(GameConformanceTest, EqualPositionsHashEquallyAndOthersDiffer) {
+  std::map<std::string, uint64_t> hash_of;
+  std::map<uint64_t, std::string> text_of;
+  for (const auto& state : positions_) {
+    const std::string text = state->PositionText();
+    // Move counters are part of the text but not of the position.
+    const auto [it, fresh] = hash_of.emplace(text, state->Hash());
+    if (!fresh) EXPECT_EQ(it->second, state->Hash()) << text;
+    text_of.emplace(state->Hash(), text);
+  }
+  // Distinct texts with one hash would be a collision among a few hundred
+  // positions: far too unlikely for a 64-bit hash unless it ignores a field
+  // (or only counters differ).
+  EXPECT_GE(text_of.size() * 10, hash_of.size() * 9);
+}
+
+TEST_P(GameConformanceTest, MoveTextRoundTripsForEveryLegalMove) {
+  for (const auto& state : positions_) {
+    for (Move move : Legal(*state)) {
+      const std::string text = state->MoveText(move);
+      absl::StatusOr<Move> parsed = state->ParseMove(text);
+      ASSERT_TRUE(parsed.ok()) << state->PositionText() << " " << text << ": "
+                               << parsed.status().message();
+      EXPECT_EQ(*parsed, move) << state->PositionText() << " " << text;
+    }
+  }
+}
+
+TEST_P(GameConformanceTest, PerftOneCountsTheLegalMoves) {
+  for (const auto& state : positions_) {
+    EXPECT_EQ(state->Perft(1), Legal(*state).size()) << state->PositionText();
+    EXPECT_EQ(state->Perft(0), 1u);
+  }
+}
+
+TEST_P(GameConformanceTest, DecidedPositionsHaveAnOutcomeAndAReason) {
+  for (const auto& state : positions_) {
+    const GameResult result = state->Result();
+    EXPECT_EQ(result.IsOver(), result.termination != Termination::kNone)
+        << state->PositionText();
+  }
+}
+
+TEST_P(GameConformanceTest, EncoderWritesItsShapeAndIndexesEveryLegalMove) {
+  ASSERT_TRUE(module_->make_encoder) << "every game needs an encoder";
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder(game_->Info(), EncoderOptions{});
+  ASSERT_TRUE(encoder.ok()) << encoder.status().message();
+  const InputShape shape = (*encoder)->Shape();
+  EXPECT_EQ(shape.height, game_->Info().board_height);
+  EXPECT_EQ(shape.width, game_->Info().board_width);
+  EXPECT_GT(shape.planes, 0);
+  EXPECT_EQ((*encoder)->PolicySize(),
+            (*encoder)->PolicyChannels() * shape.height * shape.width);
+  constexpr float kGuard = 12345.0f;
+  std::vector<float> planes(shape.Size() + 16, kGuard);
+  for (const auto& state : positions_) {
+    std::fill(planes.begin(), planes.end(), kGuard);
+    (*encoder)->Encode(*state, planes.data());
+    for (int i = 0; i < shape.Size(); ++i) {
+      ASSERT_TRUE(std::isfinite(planes[i]) && planes[i] != kGuard)
+          << "plane value " << i << " of " << state->PositionText();
+    }
+    for (int i = shape.Size(); i < static_cast<int>(planes.size()); ++i) {
+      ASSERT_EQ(planes[i], kGuard) << "written past the shape";
+    }
+    EXPECT_EQ((*encoder)->CacheKey(*state->Clone()),
+              (*encoder)->CacheKey(*state));
+
+    // A bijection between the legal moves and their indices; a policy map
+    // may merge moves that differ only in how many pieces move (documented
+    // where it does), never moves between different squares.
+    std::map<int, Move> move_of;
+    for (Move move : Legal(*state)) {
+      const int index = (*encoder)->PolicyIndex(*state, move);
+      ASSERT_GE(index, 0) << state->MoveText(move);
+      ASSERT_LT(index, (*encoder)->PolicySize()) << state->MoveText(move);
+      const auto [it, fresh] = move_of.emplace(index, move);
+      if (!fresh) {
+        EXPECT_TRUE(it->second.from == move.from && it->second.to == move.to)
+            << state->PositionText() << ": " << state->MoveText(it->second)
+            << " and " << state->MoveText(move) << " share index " << index;
+      }
+    }
+  }
+}
+
+TEST_P(GameConformanceTest, SymmetriesMapLegalMovesToLegalMoves) {
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder(game_->Info(), EncoderOptions{});
+  ASSERT_TRUE(encoder.ok()) << encoder.status().message();
+  absl::StatusOr<std::vector<BoardSymmetry>> symmetries =
+      GameSymmetries(game_->Info(), **encoder);
+  ASSERT_TRUE(symmetries.ok()) << symmetries.status().message();
+  if (symmetries->empty()) GTEST_SKIP() << "no symmetries but the identity";
+  const InputShape shape = (*encoder)->Shape();
+  const int squares = shape.height * shape.width;
+  std::vector<float> planes(shape.Size()), moved(shape.Size());
+  int self_symmetric = 0;
+  for (const BoardSymmetry& symmetry : *symmetries) {
+    ASSERT_EQ(static_cast<int>(symmetry.squares.size()), squares);
+    ASSERT_EQ(static_cast<int>(symmetry.policy.size()),
+              (*encoder)->PolicySize());
+    // A permutation of the squares, and of the policy indices that stand for
+    // moves.
+    EXPECT_EQ(
+        std::set<int>(symmetry.squares.begin(), symmetry.squares.end()).size(),
+        static_cast<size_t>(squares));
+    std::set<int> images;
+    for (int index : symmetry.policy) {
+      if (index < 0) continue;
+      ASSERT_LT(index, (*encoder)->PolicySize());
+      EXPECT_TRUE(images.insert(index).second)
+          << "two indices map to " << index;
+    }
+    for (const auto& state : positions_) {
+      std::set<int> legal, mapped;
+      for (Move move : Legal(*state)) {
+        const int index = (*encoder)->PolicyIndex(*state, move);
+        legal.insert(index);
+        ASSERT_GE(symmetry.policy[index], 0) << state->MoveText(move);
+        mapped.insert(symmetry.policy[index]);
+      }
+      EXPECT_EQ(mapped.size(), legal.size());
+      // A position the symmetry sends onto itself (as the network sees it)
+      // keeps its set of legal moves.
+      (*encoder)->Encode(*state, planes.data());
+      for (int p = 0; p < shape.planes; ++p) {
+        for (int sq = 0; sq < squares; ++sq) {
+          moved[p * squares + symmetry.squares[sq]] = planes[p * squares + sq];
+        }
+      }
+      if (moved == planes) {
+        ++self_symmetric;
+        EXPECT_EQ(mapped, legal) << state->PositionText();
+      }
+    }
+  }
+  EXPECT_GT(self_symmetric, 0) << "no position tested the move mapping";
+}
+
+TEST_P(GameConformanceTest, EvaluationStaysInsideTheHeuristicRange) {
+  if (!module_->make_heuristic) GTEST_SKIP() << "no alpha-beta evaluation";
+  absl::StatusOr<std::unique_ptr<Heuristic>> heuristic =
+      MakeHeuristic(game_->Info());
+  ASSERT_TRUE(heuristic.ok()) << heuristic.status().message();
+  EXPECT_EQ((*heuristic)->GameName(), GetParam());
+  for (const auto& state : positions_) {
+    if (state->Result().IsOver()) continue;
+    const int score = (*heuristic)->Evaluate(*state);
+    EXPECT_GT(score, -kMaxHeuristicScore) << state->PositionText();
+    EXPECT_LT(score, kMaxHeuristicScore) << state->PositionText();
+  }
+}
+
+TEST_P(GameConformanceTest, OptionsAtTheirBoundsMakeTheGame) {
+  for (const GameOptionInfo& option : module_->options) {
+    SCOPED_TRACE(option.name);
+    EXPECT_LE(option.min, option.default_value);
+    EXPECT_LE(option.default_value, option.max);
+    for (int value : {option.min, option.default_value, option.max}) {
+      absl::StatusOr<std::unique_ptr<Game>> game =
+          MakeGame(GetParam(), {{option.name, value}});
+      EXPECT_TRUE(game.ok()) << value << ": " << game.status().message();
+    }
+  }
+  const absl::StatusOr<std::unique_ptr<Game>> unknown =
+      MakeGame(GetParam(), {{"no_such_option", 1}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(std::string(unknown.status().message()).find("no_such_option"),
+            std::string::npos);
+}
+
+TEST_P(GameConformanceTest, BenchPositionsAreValid) {
+  for (const BenchPosition& p : GameBenchPositions(GetParam())) {
+    SCOPED_TRACE(p.name);
+    EXPECT_GT(p.depth, 0);
+    if (p.text.empty()) continue;
+    absl::StatusOr<std::unique_ptr<GameState>> state =
+        game_->NewStateFromText(p.text);
+    ASSERT_TRUE(state.ok()) << state.status().message();
+    EXPECT_GT((*state)->Perft(1), 0u);
+  }
+}
+
+std::vector<std::string> RegisteredGames() {
+  std::vector<std::string> names;
+  for (std::string_view name : GameNames()) names.emplace_back(name);
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllGames, GameConformanceTest,
+                         ::testing::ValuesIn(RegisteredGames()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+TEST(GameRegistryTest, ListsTheBuiltInGamesFirstAndTheRegisteredOnes) {
+  const std::vector<std::string> names = RegisteredGames();
+  ASSERT_GE(names.size(), 2u);
+  EXPECT_EQ(names.front(), DefaultGameName());
+  EXPECT_EQ(names.back(), "nim");
+  EXPECT_EQ(FindGame("no-such-game"), nullptr);
+  const absl::StatusOr<std::unique_ptr<Game>> unknown =
+      MakeGame("no-such-game");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(std::string(unknown.status().message()).find(GameNameList()),
+            std::string::npos);
+}
+
+TEST(GameRegistryTest, GameOptionsTextRoundTrips) {
+  const GameOptions options = {{"a_b", 3}, {"c", -1}};
+  EXPECT_EQ(GameOptionsText(options), "a_b=3,c=-1");
+  EXPECT_EQ(GameOptionsText({}), "");
+  absl::StatusOr<GameOptions> parsed = ParseGameOptionsText("a_b=3,c=-1");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(*parsed, options);
+  EXPECT_FALSE(ParseGameOptionsText("a_b").ok());
+  EXPECT_FALSE(ParseGameOptionsText("=3").ok());
+  EXPECT_FALSE(ParseGameOptionsText("a=x").ok());
+}
+
+TEST(GameRegistryTest, OptionsForKeepsOnlyTheGamesOwn) {
+  const GameOptions all = {{"stones", 7}, {"not_nims", 1}};
+  EXPECT_EQ(OptionsFor("nim", all), (GameOptions{{"stones", 7}}));
+  EXPECT_TRUE(OptionsFor("no-such-game", all).empty());
+}
+
+}  // namespace
+}  // namespace volkhv
