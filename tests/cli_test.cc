@@ -75,6 +75,32 @@ TEST(CliTest, PerftFromAGivenPosition) {
   EXPECT_EQ(LastLine(r.out), "Nodes searched: 38");
 }
 
+// K e3 alone with t h8, defenders to move: 16 moves, 11 with the prince
+// limited to 3 squares (tavlei_test.cc, TavleiMoveTest.PrinceMaxSteps).
+TEST(CliTest, GameOptionsAndTheirAliases) {
+  const std::string perft =
+      "perft --game tavlei9 --position '9/7t1/9/9/9/9/4K4/9/9 d 0' --depth 1";
+  EXPECT_EQ(LastLine(Volkhv(perft).out), "Nodes searched: 16");
+  EXPECT_EQ(LastLine(Volkhv(perft + " --game-option prince_max_steps=3").out),
+            "Nodes searched: 11");
+  EXPECT_EQ(LastLine(Volkhv(perft + " --prince-max-steps 3").out),
+            "Nodes searched: 11");
+  // The alias wins over --game-option; the last --game-option of a key wins.
+  EXPECT_EQ(LastLine(Volkhv(perft +
+                            " --game-option prince_max_steps=1"
+                            " --prince-max-steps 3")
+                         .out),
+            "Nodes searched: 11");
+  EXPECT_EQ(LastLine(Volkhv(perft +
+                            " --game-option prince_max_steps=1"
+                            " --game-option prince_max_steps=3")
+                         .out),
+            "Nodes searched: 11");
+  const RunResult help = Volkhv("perft --help");
+  EXPECT_NE(help.out.find("--game-option KEY=VALUE"), std::string::npos);
+  EXPECT_NE(help.out.find("--prince-max-steps N"), std::string::npos);
+}
+
 TEST(CliTest, BadInputGetsOneLineAndTheRightExitCode) {
   struct Case {
     const char* args;
@@ -90,6 +116,12 @@ TEST(CliTest, BadInputGetsOneLineAndTheRightExitCode) {
       {"perft --game chess --depth 1", 2, "unknown game 'chess'"},
       {"perft --game tavreli --prince-max-steps 3 --depth 1", 2,
        "prince_max_steps"},
+      {"perft --game tavreli --game-option prince_max_steps=3 --depth 1", 2,
+       "prince_max_steps"},
+      {"perft --game tavlei9 --game-option prince_max_steps=101 --depth 1", 2,
+       "prince_max_steps=101 is not in [0, 100]"},
+      {"perft --game tavlei9 --game-option prince_max_steps --depth 1", 2,
+       "is not KEY=INTEGER"},
       {"show --moves 'e2-e4 e2-e4'", 1, "ply 2"},
       {"validate", 2, "expected one FILE"},
       {"validate /nonexistent/games.txt", 1, "cannot open"},

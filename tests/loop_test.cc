@@ -329,6 +329,31 @@ TEST(LoopTest, ARerunWritesTheMetricsAndReportOfTheLastGeneration) {
   ExpectCompleteRun(run, 1);
 }
 
+TEST(LoopTest, GameOptionsAndTheDeprecatedPrinceMaxSteps) {
+  std::string base = kTinyConfig;
+  base.replace(base.find("GENERATIONS"), 11, "1");
+  auto options = [&](const std::string& extra) {
+    absl::StatusOr<proto::LoopConfig> config =
+        training::ParseLoopConfig(base + extra + "\n", "cfg");
+    EXPECT_TRUE(config.ok()) << config.status().message();
+    return config.ok() ? training::LoopGameOptions(*config) : GameOptions{};
+  };
+  EXPECT_EQ(options(""), GameOptions{});
+  EXPECT_EQ(options("prince_max_steps: 0"), GameOptions{});
+  EXPECT_EQ(options("prince_max_steps: 2"),
+            (GameOptions{{"prince_max_steps", 2}}));
+  EXPECT_EQ(options("game_options { key: \"prince_max_steps\" value: 3 }"),
+            (GameOptions{{"prince_max_steps", 3}}));
+  EXPECT_EQ(options("prince_max_steps: 2 "
+                    "game_options { key: \"prince_max_steps\" value: 3 }"),
+            (GameOptions{{"prince_max_steps", 3}}));
+  absl::StatusOr<proto::LoopConfig> bad = training::ParseLoopConfig(
+      base + "game_options { key: \"bogus\" value: 1 }\n", "cfg");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(std::string(bad.status().message()).find("bogus"),
+            std::string::npos);
+}
+
 TEST(LoopTest, ShippedConfigsAreValid) {
   int configs = 0;
   for (const auto& entry :
