@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/numbers.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::cli {
 

@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/game_setup.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/record_file.h"
 
 namespace volkhv::cli {

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <set>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "nn/batching_evaluator.h"
 #include "nn/bundled_net.h"

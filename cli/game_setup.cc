@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "absl/strings/numbers.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 

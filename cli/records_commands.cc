@@ -7,7 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/game_setup.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "selfplay/game_file.h"
 #include "selfplay/record_io.h"
 

@@ -16,7 +16,7 @@
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "cli/selfplay_follow.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "nn/weights_file.h"
 #include "selfplay/record_io.h"

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/game_setup.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "proto/loop_config.pb.h"
 #include "selfplay/selfplay.h"

@@ -8,7 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/game_setup.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "training/trainer.h"
 #include "training/training_config.h"

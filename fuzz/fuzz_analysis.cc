@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/protocol/analysis_engine.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/random_only_factory.h"

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 #include "fuzz/fuzz_check.h"

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/protocol/uci_engine.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/random_only_factory.h"

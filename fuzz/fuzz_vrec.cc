@@ -18,7 +18,7 @@
 
 #include "engine/games/games.h"
 #include "fuzz/fuzz_check.h"
-#include "nn/checked_file.h"
+#include "engine/util/checked_file.h"
 #include "selfplay/record_io.h"
 #include "training/dataset.h"
 
@@ -102,7 +102,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // The bytes as they are, and when they are refused, with a checksum.
   for (const std::string& file :
-       {std::string(bytes), nn::WithChecksum(std::string(bytes))}) {
+       {std::string(bytes), WithChecksum(std::string(bytes))}) {
     WriteFile(file);
     absl::StatusOr<std::vector<proto::GameRecord>> games =
         selfplay::ReadGameRecords(RecordDir() + "/" + kFileName);

@@ -13,7 +13,8 @@
 #include "engine/game/encoder.h"
 #include "engine/games/games.h"
 #include "fuzz/fuzz_check.h"
-#include "nn/checked_file.h"
+#include "engine/util/checked_file.h"
+#include "engine/util/files.h"
 #include "nn/weights_file.h"
 
 namespace {
@@ -62,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   // The bytes as they are, and when they are refused, with a checksum.
   for (const std::string& file :
-       {std::string(bytes), nn::WithChecksum(std::string(bytes))}) {
+       {std::string(bytes), WithChecksum(std::string(bytes))}) {
     absl::StatusOr<nn::NetworkWeights> weights = nn::ParseNetworkWeights(file);
     if (!weights.ok()) {
       FUZZ_CHECK(!weights.status().message().empty(), "error message");

@@ -6,7 +6,7 @@
 #include <system_error>
 
 #include "absl/strings/str_join.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::nn {
 namespace {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "nn/eigen_kernels.h"
 
 namespace volkhv::nn {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "engine/game/bounded_file.h"
-#include "engine/game/strings.h"
+#include "engine/util/files.h"
+#include "engine/util/strings.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
 

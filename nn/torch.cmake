@@ -17,7 +17,6 @@ target_link_libraries(volkhv_proto PUBLIC protobuf::libprotobuf)
 target_compile_options(volkhv_proto PRIVATE -Wno-unused-parameter)
 
 add_library(volkhv_nn_weights STATIC
-  nn/checked_file.cc
   nn/text_proto.cc
   nn/weights_file.cc
 )

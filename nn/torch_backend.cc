@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "nn/network.h"
 #include "nn/torch_weights.h"
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <string>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "nn/network.h"
 

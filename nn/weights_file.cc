@@ -11,11 +11,12 @@
 #include <map>
 #include <sstream>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "google/protobuf/io/tokenizer.h"
 #include "google/protobuf/text_format.h"
-#include "nn/checked_file.h"
+#include "engine/util/checked_file.h"
+#include "engine/util/files.h"
 #include "nn/text_proto.h"
 
 namespace volkhv::nn {

@@ -4,7 +4,7 @@
 #include <ctime>
 
 #include "absl/strings/str_format.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::selfplay {
 namespace {

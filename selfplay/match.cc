@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "engine/game/bounded_file.h"
-#include "engine/game/strings.h"
+#include "engine/util/files.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::selfplay {
 namespace {

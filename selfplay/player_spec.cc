@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/search_params.h"
 

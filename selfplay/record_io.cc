@@ -4,10 +4,10 @@
 #include <filesystem>
 
 #include "absl/strings/numbers.h"
-#include "engine/game/bounded_file.h"
-#include "engine/game/strings.h"
+#include "engine/util/files.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "nn/checked_file.h"
+#include "engine/util/checked_file.h"
 
 namespace volkhv::selfplay {
 
@@ -20,16 +20,16 @@ absl::Status WriteGameRecords(const std::string& path,
   if (!file.SerializeToString(&body)) {
     return absl::InternalError(Cat(path, ": cannot serialize the records"));
   }
-  return nn::WriteFileAtomically(path, nn::WithChecksum(std::move(body)));
+  return WriteFileAtomically(path, WithChecksum(std::move(body)));
 }
 
 absl::StatusOr<std::vector<proto::GameRecord>> ReadGameRecords(
     const std::string& path) {
   absl::StatusOr<std::string> bytes =
-      nn::ReadWholeFile(path, kMaxRecordFileBytes, "record file");
+      ReadWholeFile(path, kMaxRecordFileBytes, "record file");
   if (!bytes.ok()) return bytes.status();
   absl::StatusOr<std::string_view> body =
-      nn::CheckedBody(*bytes, "game record file");
+      CheckedBody(*bytes, "game record file");
   if (!body.ok()) {
     return absl::DataLossError(Cat(path, ": ", body.status().message()));
   }

@@ -15,9 +15,9 @@
 #include <thread>
 #include <utility>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "engine/search/random.h"
+#include "engine/util/random.h"
 #include "engine/search/search.h"
 #include "nn/batching_evaluator.h"
 #include "nn/weights_file.h"
@@ -106,7 +106,7 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
       config.policy_target_pruning() && full_params->forced_playouts_k > 0;
   const bool resign_enabled = config.resign_consecutive_plies() > 0;
 
-  search::Rng rng(Mix(seed, 1));
+  Rng rng(Mix(seed, 1));
   search::Search search(*full_params, evaluator, prover, Mix(seed, 2));
   std::unique_ptr<GameState> state = start.Clone();
   if (absl::Status s = search.SetPosition(*state); !s.ok()) return s;

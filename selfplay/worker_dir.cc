@@ -4,9 +4,10 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "google/protobuf/text_format.h"
-#include "nn/checked_file.h"
+#include "engine/util/checked_file.h"
+#include "engine/util/files.h"
 #include "nn/text_proto.h"
 #include "selfplay/record_io.h"
 
@@ -33,7 +34,7 @@ absl::Status WriteAssignment(const std::string& run_dir,
   if (!google::protobuf::TextFormat::PrintToString(assignment, &text)) {
     return absl::InternalError("cannot print the worker assignment");
   }
-  return nn::WriteFileAtomically(AssignmentPath(run_dir), text);
+  return WriteFileAtomically(AssignmentPath(run_dir), text);
 }
 
 absl::StatusOr<proto::WorkerAssignment> ReadAssignment(

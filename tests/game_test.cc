@@ -1,6 +1,6 @@
 // Game-neutral pieces: square names, the game registry, record files.
 #include "engine/game/square.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 #include "gtest/gtest.h"

@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
 #include "tests/test_toolkit.h"

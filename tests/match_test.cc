@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 #include "gtest/gtest.h"

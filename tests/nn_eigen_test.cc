@@ -20,7 +20,7 @@
 #include "engine/game/encoder.h"
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
-#include "nn/checked_file.h"
+#include "engine/util/checked_file.h"
 #include "nn/eigen_backend.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"

@@ -23,7 +23,7 @@
 #include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/game/move.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/tavlei/encoder.h"
 #include "engine/tavlei/policy_map.h"

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/protocol/analysis_engine.h"
 #include "engine/protocol/score.h"

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/node.h"
 #include "engine/search/search_params.h"

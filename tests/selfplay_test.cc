@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "engine/game/encoder.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/search.h"
 #include "engine/search/search_params.h"

@@ -2,7 +2,7 @@
 // passant, castling rights, clocks, legality details and game results.
 #include <string>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/tavreli/movegen.h"
 #include "engine/tavreli/tavreli_game.h"

@@ -19,11 +19,12 @@
 #include <vector>
 
 #include "engine/game/encoder.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/tavlei/policy_map.h"
 #include "gtest/gtest.h"
-#include "nn/checked_file.h"
+#include "engine/util/checked_file.h"
+#include "engine/util/files.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
@@ -743,7 +744,7 @@ TEST(DatasetTest, DamagedFilesAndInvalidGamesAreSkippedWithAWarning) {
       dir + "/2-truncated.vrec",
       SyntheticGames("tavlei9", {.games = 3, .seed = 2, .tag = "bad"}));
   absl::StatusOr<std::string> bytes =
-      nn::ReadWholeFile(dir + "/2-truncated.vrec");
+      ReadWholeFile(dir + "/2-truncated.vrec");
   ASSERT_TRUE(bytes.ok());
   std::ofstream(dir + "/2-truncated.vrec", std::ios::binary | std::ios::trunc)
       << bytes->substr(0, bytes->size() / 2);
@@ -1019,7 +1020,7 @@ TEST(TrainerTest, LossDecreasesOnAFixedDataSet) {
 
   // The CSV log: a header and a line every 20 steps, the last with
   // validation.
-  absl::StatusOr<std::string> log = nn::ReadWholeFile(options.log_csv);
+  absl::StatusOr<std::string> log = ReadWholeFile(options.log_csv);
   ASSERT_TRUE(log.ok());
   std::vector<std::string_view> lines = Split(*log, "\n", true);
   ASSERT_EQ(lines.size(), 4u) << *log;
@@ -1067,7 +1068,7 @@ TEST(TrainerTest, ANonFiniteLossIsRefusedAndNothingIsSaved) {
   std::unique_ptr<Trainer> trainer = NewTrainer(options);
   ASSERT_NE(trainer, nullptr);
   // A new call checkpoints its start.
-  absl::StatusOr<std::string> before = nn::ReadWholeFile(options.checkpoint);
+  absl::StatusOr<std::string> before = ReadWholeFile(options.checkpoint);
   ASSERT_TRUE(before.ok()) << before.status();
   absl::StatusOr<std::vector<Losses>> losses = trainer->Train(6);
   ASSERT_FALSE(losses.ok());
@@ -1077,7 +1078,7 @@ TEST(TrainerTest, ANonFiniteLossIsRefusedAndNothingIsSaved) {
       message, "the batch came from " + dir + "/records: a.vrec game "));
   EXPECT_TRUE(Contains(message, " ply "));
   trainer.reset();
-  absl::StatusOr<std::string> after = nn::ReadWholeFile(options.checkpoint);
+  absl::StatusOr<std::string> after = ReadWholeFile(options.checkpoint);
   ASSERT_TRUE(after.ok());
   EXPECT_EQ(*after, *before);
 }
@@ -1142,7 +1143,7 @@ TEST(TrainerTest, ResumesAfterABadFileIsRemovedWithoutDuplicateLogLines) {
   ASSERT_TRUE(trainer->Export(dir + "/out.net").ok());
   EXPECT_TRUE(nn::ReadNetworkWeights(dir + "/out.net").ok());
 
-  absl::StatusOr<std::string> log = nn::ReadWholeFile(options.log_csv);
+  absl::StatusOr<std::string> log = ReadWholeFile(options.log_csv);
   ASSERT_TRUE(log.ok());
   std::vector<std::string_view> lines = Split(*log, "\n", true);
   ASSERT_EQ(lines.size(), 7u) << *log;
@@ -1240,7 +1241,7 @@ TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
 
   // The same CSV lines (the timing columns aside), none twice.
   auto losses_columns = [](const std::string& path) {
-    absl::StatusOr<std::string> text = nn::ReadWholeFile(path);
+    absl::StatusOr<std::string> text = ReadWholeFile(path);
     EXPECT_TRUE(text.ok());
     std::vector<std::string> out;
     for (std::string_view line : Split(*text, "\n", true)) {

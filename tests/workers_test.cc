@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "selfplay/record_io.h"
 #include "selfplay/worker_dir.h"
@@ -186,7 +186,7 @@ TEST(WorkersTest, ThreeWorkersFillEveryGenerationExactly) {
 TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
   const std::string dir = Dir("killed");
   const std::string run = dir + "/run";
-  // What a kill in the middle of a write leaves (nn::WriteFileAtomically's
+  // What a kill in the middle of a write leaves (WriteFileAtomically's
   // temporary file), and a damaged record file: both are left alone.
   fs::create_directories(run + "/incoming");
   const std::string temporary =

@@ -10,7 +10,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "selfplay/record_io.h"
 #include "selfplay/worker_dir.h"
 

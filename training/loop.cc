@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "nn/checked_file.h"
+#include "engine/util/files.h"
 #include "nn/text_proto.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
@@ -65,7 +65,7 @@ absl::Status WriteTextProto(const std::string& path,
   if (!google::protobuf::TextFormat::PrintToString(message, &text)) {
     return absl::InternalError(Cat(path, ": cannot print the message"));
   }
-  return nn::WriteFileAtomically(path, text);
+  return WriteFileAtomically(path, text);
 }
 
 template <typename Message>

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
-#include "engine/game/strings.h"
-#include "nn/checked_file.h"
+#include "engine/util/strings.h"
+#include "engine/util/files.h"
 
 namespace volkhv::training {
 namespace {
@@ -158,7 +158,7 @@ absl::Status WriteMetricsCsv(const std::vector<proto::GenerationRecord>& rows,
            absl::StrFormat("%.1f,%s,%.1f\n", r.wall_seconds(), r.finished(),
                            r.cpu_seconds()));
   }
-  return nn::WriteFileAtomically(path, csv);
+  return WriteFileAtomically(path, csv);
 }
 
 absl::Status WriteReportHtml(const std::vector<proto::GenerationRecord>& rows,
@@ -218,7 +218,7 @@ absl::Status WriteReportHtml(const std::vector<proto::GenerationRecord>& rows,
             r.elo_total_error(), r.accepted() ? "yes" : "no"));
   }
   html += "</table>\n</body></html>\n";
-  return nn::WriteFileAtomically(path, html);
+  return WriteFileAtomically(path, html);
 }
 
 }  // namespace volkhv::training

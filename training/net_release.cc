@@ -1,7 +1,7 @@
 #include "training/net_release.h"
 
 #include "absl/strings/str_format.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "nn/text_proto.h"
 #include "training/loop.h"
 

@@ -19,10 +19,10 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "nn/checked_file.h"
+#include "engine/util/files.h"
 #include "nn/network.h"
 #include "nn/torch_weights.h"
 #include "training/prefetcher.h"
@@ -394,14 +394,14 @@ struct Trainer::Impl {
     } catch (const c10::Error& e) {
       return TorchError(Cat(options.checkpoint, ": cannot write"), e);
     }
-    return nn::WriteFileAtomically(options.checkpoint, out.str());
+    return WriteFileAtomically(options.checkpoint, out.str());
   }
 
   // Reads a checkpoint's state and module; the optimiser is loaded later
   // (LoadOptimizer) from the returned archive.
   absl::StatusOr<std::unique_ptr<torch::serialize::InputArchive>>
   ReadCheckpoint(proto::TrainerState* out) {
-    absl::StatusOr<std::string> bytes = nn::ReadWholeFile(
+    absl::StatusOr<std::string> bytes = ReadWholeFile(
         options.checkpoint, 4 * nn::kMaxNetworkFileBytes, "checkpoint");
     if (!bytes.ok()) return bytes.status();
     auto archive = std::make_unique<torch::serialize::InputArchive>();

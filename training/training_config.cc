@@ -5,7 +5,7 @@
 #include <numbers>
 #include <sstream>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "nn/text_proto.h"
 
 namespace volkhv::training {

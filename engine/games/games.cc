@@ -5,7 +5,7 @@
 #include <deque>
 
 #include "absl/strings/numbers.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/tavlei/module.h"
 #include "engine/tavreli/module.h"
 

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/game/bounded_file.h"
-#include "engine/game/strings.h"
+#include "engine/util/files.h"
+#include "engine/util/strings.h"
 
 namespace volkhv {
 namespace {

@@ -9,7 +9,7 @@
 #include <system_error>
 #include <utility>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"

@@ -20,7 +20,7 @@
 #include "engine/game/move.h"
 #include "engine/search/gumbel.h"
 #include "engine/search/node.h"
-#include "engine/search/random.h"
+#include "engine/util/random.h"
 
 namespace volkhv::search {
 

@@ -10,7 +10,7 @@
 #include <cmath>
 #include <thread>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/search/search_internal.h"
 
 namespace volkhv::search {

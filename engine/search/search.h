@@ -29,7 +29,7 @@
 #include "engine/game/game.h"
 #include "engine/game/prover.h"
 #include "engine/search/gumbel_select.h"
-#include "engine/search/random.h"
+#include "engine/util/random.h"
 #include "engine/search/search_params.h"
 #include "engine/search/search_result.h"
 #include "engine/search/tree.h"

@@ -4,7 +4,7 @@
 #include <charconv>
 #include <variant>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::search {
 namespace {

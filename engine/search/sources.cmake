@@ -5,7 +5,6 @@ add_library(volkhv_search STATIC
   engine/search/gumbel.cc
   engine/search/gumbel_select.cc
   engine/search/leaf_extension.cc
-  engine/search/random.cc
   engine/search/results.cc
   engine/search/search.cc
   engine/search/search_params.cc

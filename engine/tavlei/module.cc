@@ -1,6 +1,6 @@
 #include "engine/tavlei/module.h"
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/tavlei/encoder.h"
 #include "engine/tavlei/heuristic.h"
 #include "engine/tavlei/symmetry.h"

@@ -1,6 +1,6 @@
 #include "engine/tavlei/symmetry.h"
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/tavlei/policy_map.h"
 
 namespace volkhv::tavlei {

@@ -1,6 +1,6 @@
 #include "engine/tavreli/module.h"
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/tavreli/encoder.h"
 #include "engine/tavreli/heuristic.h"
 #include "engine/tavreli/tavreli_game.h"

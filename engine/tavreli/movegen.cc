@@ -1,7 +1,7 @@
 #include "engine/tavreli/movegen.h"
 
 #include "engine/game/square.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::tavreli {
 namespace {

@@ -3,7 +3,7 @@
 #include <cctype>
 
 #include "engine/game/square.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/tavreli/movegen.h"
 
 namespace volkhv::tavreli {

@@ -1,7 +1,7 @@
 #include "engine/tavreli/tavreli_game.h"
 
 #include "engine/game/square.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/tavreli/movegen.h"
 #include "engine/tavreli/notation.h"
 #include "engine/tavreli/tfen.h"

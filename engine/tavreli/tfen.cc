@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine/game/square.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::tavreli {
 namespace {

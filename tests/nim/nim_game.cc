@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "tests/nim/module.h"
 
 namespace volkhv::nim {

@@ -12,7 +12,7 @@
 
 #include "absl/strings/numbers.h"
 #include "engine/game/square.h"
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 #include "engine/protocol/json_error.h"

@@ -3,7 +3,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 #include "httplib.h"
 #include "web/server/web_assets.h"
 

@@ -1,9 +1,9 @@
-#include "engine/search/random.h"
+#include "engine/util/random.h"
 
 #include <cmath>
 #include <vector>
 
-namespace volkhv::search {
+namespace volkhv {
 namespace {
 
 uint64_t SplitMix64(uint64_t* x) {
@@ -91,4 +91,4 @@ void Rng::Dirichlet(double alpha, std::span<float> out) {
   }
 }
 
-}  // namespace volkhv::search
+}  // namespace volkhv

@@ -1,4 +1,4 @@
-#include "engine/game/strings.h"
+#include "engine/util/strings.h"
 
 namespace volkhv {
 

@@ -1,8 +1,8 @@
 // String building and splitting that accept std::string_view. (Debian's
 // Abseil has its own absl::string_view, which std::string_view does not
 // convert to, so absl::StrCat/StrSplit are awkward with it.)
-#ifndef VOLKHV_ENGINE_GAME_STRINGS_H_
-#define VOLKHV_ENGINE_GAME_STRINGS_H_
+#ifndef VOLKHV_ENGINE_UTIL_STRINGS_H_
+#define VOLKHV_ENGINE_UTIL_STRINGS_H_
 
 #include <string>
 #include <string_view>
@@ -54,4 +54,4 @@ std::string OneLine(std::string_view text);
 
 }  // namespace volkhv
 
-#endif  // VOLKHV_ENGINE_GAME_STRINGS_H_
+#endif  // VOLKHV_ENGINE_UTIL_STRINGS_H_

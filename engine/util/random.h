@@ -1,13 +1,13 @@
 // The search's random numbers: a seeded generator and Dirichlet samples that
 // are identical on every platform (std:: distributions are not specified
 // bit-for-bit, so self-play with a fixed seed would differ between libraries).
-#ifndef VOLKHV_ENGINE_SEARCH_RANDOM_H_
-#define VOLKHV_ENGINE_SEARCH_RANDOM_H_
+#ifndef VOLKHV_ENGINE_UTIL_RANDOM_H_
+#define VOLKHV_ENGINE_UTIL_RANDOM_H_
 
 #include <cstdint>
 #include <span>
 
-namespace volkhv::search {
+namespace volkhv {
 
 // xoshiro256** seeded through splitmix64. Not thread-safe.
 class Rng {
@@ -29,6 +29,6 @@ class Rng {
   double spare_normal_ = 0;
 };
 
-}  // namespace volkhv::search
+}  // namespace volkhv
 
-#endif  // VOLKHV_ENGINE_SEARCH_RANDOM_H_
+#endif  // VOLKHV_ENGINE_UTIL_RANDOM_H_
