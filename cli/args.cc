@@ -1,9 +1,8 @@
 #include "cli/args.h"
 
-#include <charconv>
 #include <cmath>
 
-#include "absl/strings/numbers.h"
+#include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
 namespace volkhv::cli {
@@ -71,42 +70,16 @@ std::vector<std::string> CommandLine::GetAll(const std::string& name) const {
 
 absl::StatusOr<int> CommandLine::GetInt(const std::string& name, int min,
                                         int max) const {
-  const std::string& text = Get(name);
-  int value = 0;
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size() ||
-      value < min || value > max) {
-    return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
-                                          "' is not an integer in [", min, ", ",
-                                          max, "]"));
-  }
-  return value;
+  return ParseInt<int>(Get(name), Cat("option '--", name, "'"), min, max);
 }
 
 absl::StatusOr<double> CommandLine::GetDouble(const std::string& name,
                                               double min, double max) const {
-  const std::string& text = Get(name);
-  double value = 0;
-  if (!absl::SimpleAtod(text, &value) || !std::isfinite(value) || value < min ||
-      value > max) {
-    return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
-                                          "' is not a number in [", min, ", ",
-                                          max, "]"));
-  }
-  return value;
+  return ParseDouble(Get(name), Cat("option '--", name, "'"), min, max);
 }
 
 absl::StatusOr<uint64_t> CommandLine::GetUint64(const std::string& name) const {
-  const std::string& text = Get(name);
-  uint64_t value = 0;
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
-                                          "' is not a non-negative integer"));
-  }
-  return value;
+  return ParseInt<uint64_t>(Get(name), Cat("option '--", name, "'"));
 }
 
 std::string OptionsHelp(const std::vector<OptionSpec>& specs) {

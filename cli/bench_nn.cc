@@ -3,9 +3,7 @@
 // convolution workloads on this machine; on a GPU also the share of its
 // bf16 peak (--peak-tflops).
 #include <algorithm>
-#include <charconv>
 #include <chrono>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -17,8 +15,9 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/parse_number.h"
+#include "engine/util/strings.h"
 #include "nn/backend.h"
 #include "nn/bundled_net.h"
 #include "nn/eigen_backend.h"
@@ -39,16 +38,10 @@ absl::StatusOr<std::vector<int>> ParseBatches(const std::string& text) {
   std::vector<int> batches;
   for (std::string_view part : Split(text, ",", /*skip_empty=*/true)) {
     part = Trim(part);
-    int value = 0;
-    const auto [end, ec] =
-        std::from_chars(part.data(), part.data() + part.size(), value);
-    if (ec != std::errc() || end != part.data() + part.size() || value < 1 ||
-        value > kMaxBatch) {
-      return absl::InvalidArgumentError(Cat("option '--batch': '", part,
-                                            "' is not a batch size in [1, ",
-                                            kMaxBatch, "]"));
-    }
-    batches.push_back(value);
+    absl::StatusOr<int> value =
+        ParseInt<int>(part, "option '--batch'", 1, kMaxBatch);
+    if (!value.ok()) return value.status();
+    batches.push_back(*value);
   }
   if (batches.empty()) {
     return absl::InvalidArgumentError("option '--batch': no batch sizes");
@@ -60,15 +53,13 @@ absl::StatusOr<std::vector<int>> ParseBatches(const std::string& text) {
 absl::StatusOr<double> ParsePositive(const std::string& name,
                                      const std::string& text, double max,
                                      const std::string& what) {
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !(value > 0) ||
-      value > max) {
+  const std::optional<double> value = ToDouble(text);
+  if (!value || !(*value > 0) || *value > max) {
     return absl::InvalidArgumentError(Cat("option '--", name, "': '", text,
                                           "' is not ", what, " in (0, ", max,
                                           "]"));
   }
-  return value;
+  return *value;
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <iostream>
 
-#include "absl/strings/numbers.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
+#include "engine/util/parse_number.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::cli {
 
@@ -123,14 +123,15 @@ absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
   if (!variant.empty() && variant != "standard") {
     for (std::string_view item : Split(variant, ",", true)) {
       const size_t eq = item.find('=');
-      int value = 0;
-      if (eq == std::string_view::npos ||
-          !absl::SimpleAtoi(std::string(item.substr(eq + 1)), &value)) {
+      const std::optional<int> value = eq == std::string_view::npos
+                                           ? std::nullopt
+                                           : ToInt<int>(item.substr(eq + 1));
+      if (!value) {
         return absl::InvalidArgumentError(
             Cat("[Variant \"", variant,
                 "\"]: expected \"standard\" or name=integer options"));
       }
-      options[std::string(Trim(item.substr(0, eq)))] = value;
+      options[std::string(Trim(item.substr(0, eq)))] = *value;
     }
   }
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(tagged, options);

@@ -9,8 +9,9 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/strings.h"
+#include "engine/util/time.h"
 #include "nn/weights_file.h"
 #include "training/loop.h"
 
@@ -113,7 +114,7 @@ int RunLoop(const std::vector<std::string>& args) {
     return shared;
   };
   options.log = [](const std::string& line) {
-    std::cerr << "[" << nn::UtcTimestamp() << "] " << line << std::endl;
+    std::cerr << "[" << UtcTimestamp() << "] " << line << std::endl;
   };
   options.stop = &g_stop;
   std::signal(SIGINT, OnSignal);

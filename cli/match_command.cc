@@ -19,6 +19,7 @@
 #include "cli/game_setup.h"
 #include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/time.h"
 #include "nn/bundled_net.h"
 #include "nn/evaluator.h"
 #include "nn/torch_backend.h"
@@ -34,7 +35,8 @@ namespace {
 constexpr char kCommand[] = "match";
 constexpr char kSynopsis[] =
     "volkhv match --game G --player SPEC --player SPEC [--player SPEC ...]\n"
-    "             [--games N | --pairs N] [--openings FILE | --random-plies K]"
+    "             [--games N | --pairs N] [--openings FILE | --random-plies "
+    "K]"
     "\n"
     "             [--concurrency N] [--sprt elo0=0,elo1=5,alpha=0.05,"
     "beta=0.05]\n"
@@ -142,22 +144,12 @@ class NetCache {
   std::map<std::string, std::shared_ptr<nn::Evaluator>> loaded_;
 };
 
-// "2026-11-30T12:34:56Z".
-std::string UtcNow() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
-
 // The match's games as protobuf game records (proto/game_record.proto).
 std::vector<proto::GameRecord> ToRecords(
     const selfplay::MatchReport& report, const Game& game,
     const selfplay::MatchOptions& options) {
   std::vector<proto::GameRecord> records;
-  const std::string created = UtcNow();
+  const std::string created = UtcTimestamp();
   for (const selfplay::GameOutcome& g : report.games) {
     proto::GameRecord& r = records.emplace_back();
     r.set_game(game.Info().name);

@@ -17,6 +17,10 @@
 #include "google/protobuf/text_format.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
+#include "engine/util/strings.h"
+#include "engine/util/time.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
 #include "nn/text_proto.h"
 
 namespace volkhv::nn {
@@ -483,15 +487,6 @@ absl::StatusOr<proto::NetworkConfig> ReadNetworkConfig(
   absl::StatusOr<std::string> text = ReadTextFile(path);
   if (!text.ok()) return text.status();
   return ParseNetworkConfig(*text, path);
-}
-
-std::string UtcTimestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&now, &tm);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buffer;
 }
 
 absl::StatusOr<proto::NetworkFile> NewNetworkHeader(

@@ -154,9 +154,6 @@ absl::StatusOr<proto::NetworkConfig> ParseNetworkConfig(
     std::string_view text, std::string_view source_name);
 absl::StatusOr<proto::NetworkConfig> ReadNetworkConfig(const std::string& path);
 
-// Now as ISO 8601 UTC: "2025-01-31T12:00:00Z".
-std::string UtcTimestamp();
-
 }  // namespace volkhv::nn
 
 #endif  // VOLKHV_NN_WEIGHTS_FILE_H_

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
 namespace volkhv::selfplay {
@@ -320,13 +321,12 @@ absl::StatusOr<SprtParams> ParseSprtParams(std::string_view text) {
       }
       continue;
     }
-    char* end = nullptr;
-    const double x = std::strtod(value.c_str(), &end);
-    if (value.empty() || end != value.c_str() + value.size() ||
-        !std::isfinite(x)) {
+    const std::optional<double> parsed = ToDouble(value);
+    if (!parsed) {
       return absl::InvalidArgumentError(
           Cat("SPRT: ", key, " must be a number, got '", value, "'"));
     }
+    const double x = *parsed;
     if (key == "elo0") {
       params.elo0 = x;
     } else if (key == "elo1") {

@@ -14,17 +14,11 @@
 
 #include "absl/strings/str_format.h"
 #include "engine/util/files.h"
+#include "engine/util/random.h"
 #include "engine/util/strings.h"
 
 namespace volkhv::selfplay {
 namespace {
-
-uint64_t SplitMix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // One game to play: pairing, pair index within it, which side moves first.
 struct Job {
@@ -337,7 +331,7 @@ absl::StatusOr<Opening> MakeOpening(const Game& game,
   constexpr int kAttempts = 1000;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     std::mt19937_64 rng(
-        SplitMix(options.seed ^ SplitMix(index * 1000003ULL + attempt)));
+        SplitMix64(options.seed ^ SplitMix64(index * 1000003ULL + attempt)));
     std::unique_ptr<GameState> state = game.NewInitialState();
     opening.moves.clear();
     MoveList moves;
@@ -433,11 +427,11 @@ absl::StatusOr<MatchReport> RunMatch(
       PairingStats& pairing_ref = report.pairings[job.pairing];
       const int first = job.swapped ? pairing_ref.b : pairing_ref.a;
       const int second = job.swapped ? pairing_ref.a : pairing_ref.b;
-      const uint64_t seed = SplitMix(options.seed + 0x1000 * job.round);
+      const uint64_t seed = SplitMix64(options.seed + 0x1000 * job.round);
       std::unique_ptr<search::Player> first_player =
-          players[first]->Make(SplitMix(seed + 1));
+          players[first]->Make(SplitMix64(seed + 1));
       std::unique_ptr<search::Player> second_player =
-          players[second]->Make(SplitMix(seed + 2));
+          players[second]->Make(SplitMix64(seed + 2));
       PlayedGame played = PlayGame(game, openings[job.pair], first_player.get(),
                                    second_player.get(), options, stop);
       if (played.aborted) break;

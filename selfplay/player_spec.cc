@@ -2,14 +2,14 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <utility>
 #include <vector>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/search_params.h"
+#include "engine/util/parse_number.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::selfplay {
 namespace {
@@ -19,31 +19,15 @@ using Options = std::vector<std::pair<std::string, std::string>>;
 absl::StatusOr<int64_t> ParseInt(std::string_view kind, const std::string& key,
                                  const std::string& value, int64_t min,
                                  int64_t max) {
-  errno = 0;
-  char* end = nullptr;
-  const long long x = std::strtoll(value.c_str(), &end, 10);
-  if (value.empty() || errno != 0 || end != value.c_str() + value.size() ||
-      x < min || x > max) {
-    return absl::InvalidArgumentError(Cat("player ", kind, ": ", key,
-                                          " must be an integer in [", min, ", ",
-                                          max, "], got '", value, "'"));
-  }
-  return x;
+  return volkhv::ParseInt<int64_t>(value, Cat("player ", kind, ": ", key), min,
+                                   max);
 }
 
 absl::StatusOr<double> ParseDouble(std::string_view kind,
                                    const std::string& key,
                                    const std::string& value, double min,
                                    double max) {
-  char* end = nullptr;
-  const double x = std::strtod(value.c_str(), &end);
-  if (value.empty() || end != value.c_str() + value.size() ||
-      !std::isfinite(x) || x < min || x > max) {
-    return absl::InvalidArgumentError(Cat("player ", kind, ": ", key,
-                                          " must be a number in [", min, ", ",
-                                          max, "], got '", value, "'"));
-  }
-  return x;
+  return volkhv::ParseDouble(value, Cat("player ", kind, ": ", key), min, max);
 }
 
 class RandomFactory final : public PlayerFactory {

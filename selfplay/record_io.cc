@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "absl/strings/numbers.h"
-#include "engine/util/files.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/util/checked_file.h"
+#include "engine/util/files.h"
+#include "engine/util/parse_number.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::selfplay {
 
@@ -97,15 +97,14 @@ absl::StatusOr<GameOptions> ParseRecordGameOptions(std::string_view text) {
   GameOptions options;
   for (std::string_view item : Split(text, ",", true)) {
     const size_t eq = item.find('=');
-    int value = 0;
-    if (eq == std::string_view::npos ||
-        !absl::SimpleAtoi(
-            absl::string_view(item.data() + eq + 1, item.size() - eq - 1),
-            &value)) {
+    const std::optional<int> value = eq == std::string_view::npos
+                                         ? std::nullopt
+                                         : ToInt<int>(item.substr(eq + 1));
+    if (!value) {
       return absl::InvalidArgumentError(
           Cat("bad game option '", item, "' in a record"));
     }
-    options[std::string(item.substr(0, eq))] = value;
+    options[std::string(item.substr(0, eq))] = *value;
   }
   return options;
 }

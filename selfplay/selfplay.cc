@@ -15,10 +15,11 @@
 #include <thread>
 #include <utility>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "engine/util/random.h"
 #include "engine/search/search.h"
+#include "engine/util/random.h"
+#include "engine/util/strings.h"
+#include "engine/util/time.h"
 #include "nn/batching_evaluator.h"
 #include "nn/weights_file.h"
 #include "selfplay/record_io.h"
@@ -30,11 +31,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 uint64_t Mix(uint64_t a, uint64_t b) {
-  // splitmix64 of a combination: distinct streams for distinct (a, b).
-  uint64_t z = a + 0x9E3779B97F4A7C15ull * (b + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
+  // SplitMix64 of a combination: distinct streams for distinct (a, b).
+  return SplitMix64Mix(a + kSplitMix64Increment * (b + 1));
 }
 
 proto::GameRecord::Winner WinnerOf(int side) {
@@ -76,18 +74,13 @@ std::string DefaultWriterId() {
   if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') {
     std::snprintf(host, sizeof(host), "host");
   }
-  const std::time_t now = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&now, &tm);
-  char time_text[32];
-  std::strftime(time_text, sizeof(time_text), "%Y%m%dT%H%M%SZ", &tm);
   std::random_device device;
   const uint64_t nonce = (uint64_t{device()} << 32) ^ device();
   char nonce_text[17];
   std::snprintf(nonce_text, sizeof(nonce_text), "%08x",
                 static_cast<unsigned>(nonce ^ (nonce >> 32)));
-  return SanitizedId(Cat(host, "-", static_cast<long>(getpid()), "-", time_text,
-                         "-", nonce_text));
+  return SanitizedId(Cat(host, "-", static_cast<long>(getpid()), "-",
+                         CompactUtcTimestamp(), "-", nonce_text));
 }
 
 absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
@@ -119,7 +112,7 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
   record.set_start_position(start.PositionText());
   record.set_net_generation(output.net_generation);
   record.set_engine(output.engine);
-  record.set_created(nn::UtcTimestamp());
+  record.set_created(UtcTimestamp());
   const bool resign_disabled =
       resign_enabled && rng.Uniform() < config.resign_playthrough_fraction();
   record.set_resign_disabled(resign_disabled);

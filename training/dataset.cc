@@ -7,8 +7,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/random.h"
+#include "engine/util/strings.h"
 #include "selfplay/record_io.h"
 #include "training/training_config.h"
 
@@ -18,18 +19,12 @@ namespace {
 // Invalid games are reported one by one up to this many, then counted.
 constexpr int kMaxGameWarnings = 5;
 
-// SplitMix64's finaliser and generator (portable and exactly reproducible,
-// unlike the standard distributions).
-uint64_t Mix(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
+// SplitMix64 with bounded draws (portable and exactly reproducible, unlike
+// the standard distributions).
 class SplitMix {
  public:
   explicit SplitMix(uint64_t state) : state_(state) {}
-  uint64_t Next() { return Mix(state_ += 0x9E3779B97F4A7C15ull); }
+  uint64_t Next() { return SplitMix64Next(state_); }
   // Uniform in [0, n) (Lemire's multiply-shift; bias below 2^-40 for the
   // sizes used here).
   uint64_t Below(uint64_t n) {
@@ -200,7 +195,7 @@ uint64_t GameHash(const proto::GameRecord& game) {
   fnv.Add(game.start_position());
   fnv.Add(game.created());
   for (const proto::PlyRecord& ply : game.plies()) fnv.Add(ply.move());
-  return Mix(fnv.hash());
+  return SplitMix64Mix(fnv.hash());
 }
 
 bool IsValidationGame(const proto::GameRecord& game, double fraction) {
@@ -382,7 +377,8 @@ std::vector<Sample> Dataset::SampleBatch(uint64_t seed, int64_t step,
                                          int batch_size, bool augment) const {
   std::vector<Sample> samples(batch_size);
   if (train_.empty()) return {};
-  SplitMix rng(Mix(Mix(seed) ^ static_cast<uint64_t>(step)));
+  SplitMix rng(
+      SplitMix64Mix(SplitMix64Mix(seed) ^ static_cast<uint64_t>(step)));
   const int symmetries = augment ? symmetries_->count() : 1;
   for (Sample& s : samples) {
     s.ref = train_[rng.Below(train_.size())];
@@ -402,7 +398,7 @@ std::vector<Sample> Dataset::ValidationSample(uint64_t seed,
   for (size_t i = 0; i < chosen.size(); ++i) chosen[i] = i;
   if (chosen.size() > static_cast<size_t>(max_positions)) {
     // A partial Fisher-Yates shuffle picks max_positions of them.
-    SplitMix rng(Mix(Mix(seed) ^ 0x76616C6964617465ull));
+    SplitMix rng(SplitMix64Mix(SplitMix64Mix(seed) ^ 0x76616C6964617465ull));
     for (int i = 0; i < max_positions; ++i) {
       std::swap(chosen[i], chosen[i + rng.Below(chosen.size() - i)]);
     }

@@ -7,11 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/files.h"
+#include "engine/util/strings.h"
+#include "engine/util/time.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "engine/util/files.h"
 #include "nn/text_proto.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
@@ -467,7 +468,7 @@ absl::Status Loop::Finish(int g, const std::string& selfplay_net,
       base_error2 + vs_previous->elo_error() * vs_previous->elo_error()));
   record.set_wall_seconds(seconds);
   record.set_cpu_seconds(cpu_seconds);
-  record.set_finished(nn::UtcTimestamp());
+  record.set_finished(UtcTimestamp());
   if (absl::Status s = WriteTextProto(paths_.Generation(g + 1), record);
       !s.ok()) {
     return s;

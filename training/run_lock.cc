@@ -8,9 +8,9 @@
 #include <cstring>
 #include <string>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
+#include "engine/util/parse_number.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::training {
 namespace {
@@ -19,12 +19,14 @@ namespace {
 std::string HolderPid(int fd) {
   char buffer[32] = {};
   const ssize_t n = pread(fd, buffer, sizeof(buffer) - 1, 0);
-  int pid = 0;
-  if (n <= 0 || !absl::SimpleAtoi(
-                    absl::StripAsciiWhitespace(std::string(buffer, n)), &pid)) {
+  const std::optional<int> pid =
+      n <= 0
+          ? std::nullopt
+          : ToInt<int>(Trim(std::string_view(buffer, static_cast<size_t>(n))));
+  if (!pid) {
     return "unknown";
   }
-  return std::to_string(pid);
+  return std::to_string(*pid);
 }
 
 }  // namespace

@@ -19,10 +19,11 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "engine/util/files.h"
+#include "engine/util/strings.h"
+#include "engine/util/time.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "nn/network.h"
 #include "nn/torch_weights.h"
 #include "training/prefetcher.h"
@@ -675,7 +676,7 @@ struct Trainer::Impl {
     p->set_training_steps(state.step());
     p->set_training_positions(state.training_positions());
     p->set_parent_net(state.parent_net());
-    p->set_created(nn::UtcTimestamp());
+    p->set_created(UtcTimestamp());
     p->set_tool("volkhv train");
     p->set_note(Cat("trained ", state.step() - state.call_start_step(),
                     " steps of ", config().batch_size(), " positions from ",

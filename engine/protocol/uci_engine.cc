@@ -2,19 +2,19 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <climits>
 #include <cmath>
 #include <optional>
 #include <system_error>
 #include <utility>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/search/centipawns.h"
 #include "engine/search/time_manager.h"
+#include "engine/util/parse_number.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::protocol {
 namespace {
@@ -38,16 +38,6 @@ std::string Join(const std::vector<std::string_view>& tokens, size_t begin,
     out += tokens[i];
   }
   return out;
-}
-
-std::optional<int64_t> ParseInt(std::string_view text) {
-  int64_t value = 0;
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
-    return std::nullopt;
-  }
-  return value;
 }
 
 // The UCI name of a game option: prince_max_steps -> PrinceMaxSteps.
@@ -397,7 +387,7 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
   }
   for (const GameOptionInfo& option : AllGameOptions()) {
     if (key != Lower(UciOptionName(option.name))) continue;
-    const std::optional<int64_t> parsed = ParseInt(value);
+    const std::optional<int64_t> parsed = ToInt<int64_t>(value);
     if (!parsed || *parsed < option.min || *parsed > option.max) {
       bad_value(
           Cat("expected an integer from ", option.min, " to ", option.max));
@@ -429,7 +419,7 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
     return;
   }
   if (key == "multipv") {
-    const std::optional<int64_t> k = ParseInt(value);
+    const std::optional<int64_t> k = ToInt<int64_t>(value);
     if (!k || *k < 1 || *k > kMaxMultiPv) {
       bad_value(Cat("expected an integer from 1 to ", kMaxMultiPv));
       return;
@@ -438,7 +428,7 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
     return;
   }
   if (key == "seed") {
-    const std::optional<int64_t> seed = ParseInt(value);
+    const std::optional<int64_t> seed = ToInt<int64_t>(value);
     if (!seed || *seed < 0 || *seed > kMaxSeed) {
       bad_value(Cat("expected an integer from 0 to ", kMaxSeed));
       return;
@@ -538,7 +528,7 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
         Error(Cat("go: '", word, "' needs a number"));
         return;
       }
-      const std::optional<int64_t> value = ParseInt(tokens[i + 1]);
+      const std::optional<int64_t> value = ToInt<int64_t>(tokens[i + 1]);
       // Clock times may go negative in some GUIs; increments may be 0; a
       // zero limit would mean none, so limits must be positive.
       const bool clock = word == "wtime" || word == "btime";

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <variant>
 
+#include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
 namespace volkhv::search {
@@ -138,13 +139,6 @@ bool ParseBool(std::string_view text, bool* value) {
   return false;
 }
 
-template <typename T>
-bool ParseNumber(std::string_view text, T* value) {
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), *value);
-  return !text.empty() && ec == std::errc() && end == text.data() + text.size();
-}
-
 }  // namespace
 
 SearchParams::SearchParams() {
@@ -192,18 +186,13 @@ absl::Status SetSearchParam(SearchParams* params, std::string_view name,
     }
     params->*(*member) = b;
   } else if (auto* member = std::get_if<int SearchParams::*>(&row->field)) {
-    int i = 0;
-    if (!ParseNumber(value, &i) || i < row->min || i > row->max) {
-      return range_error();
-    }
-    params->*(*member) = i;
+    const std::optional<int> i = ToInt<int>(value);
+    if (!i || *i < row->min || *i > row->max) return range_error();
+    params->*(*member) = *i;
   } else {
-    double d = 0;
-    // NaN fails both comparisons, so test the accepted range positively.
-    if (!ParseNumber(value, &d) || !(d >= row->min && d <= row->max)) {
-      return range_error();
-    }
-    params->*std::get<double SearchParams::*>(row->field) = d;
+    const std::optional<double> d = ToDouble(value);
+    if (!d || *d < row->min || *d > row->max) return range_error();
+    params->*std::get<double SearchParams::*>(row->field) = *d;
   }
   return absl::OkStatus();
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "engine/tavlei/rules.h"
+#include "engine/util/random.h"
 
 namespace volkhv::tavlei {
 
@@ -59,13 +60,7 @@ struct ZobristKeys {
 constexpr ZobristKeys MakeZobristKeys() {
   ZobristKeys keys{};
   uint64_t state = 0x5a17a5c0ffee1234ULL;
-  auto next = [&state]() {  // splitmix64
-    state += 0x9e3779b97f4a7c15ULL;
-    uint64_t z = state;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  };
+  auto next = [&state]() { return SplitMix64Next(state); };
   for (auto& row : keys.piece) {
     for (uint64_t& key : row) key = next();
   }

@@ -10,6 +10,7 @@
 #include "engine/tavreli/policy_map.h"
 #include "engine/tavreli/position.h"
 #include "engine/tavreli/tavreli_game.h"
+#include "engine/util/random.h"
 
 namespace volkhv::tavreli {
 namespace {
@@ -50,12 +51,6 @@ const TavreliState& AsTavreli(const GameState& state) {
 }
 
 void Fill(float* plane, float value) { std::fill(plane, plane + 64, value); }
-
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 // The repetition feature's input: min(occurrences - 1, 2).
 int RepetitionLevel(const TavreliState& state) {
@@ -145,7 +140,7 @@ uint64_t TavreliEncoder::CacheKey(const GameState& state) const {
   const uint64_t extra = uint64_t(RepetitionLevel(game)) |
                          uint64_t(pos.HalfmoveClock()) << 8 |
                          uint64_t(pos.EnPassantSquare() + 1) << 32;
-  return pos.Hash() ^ Mix64(extra + 0x9E3779B97F4A7C15ull);
+  return pos.Hash() ^ SplitMix64(extra);
 }
 
 }  // namespace volkhv::tavreli

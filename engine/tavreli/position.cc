@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/tavreli/movegen.h"
+#include "engine/util/random.h"
 
 namespace volkhv::tavreli {
 namespace {
@@ -33,25 +34,18 @@ struct ZobristKeys {
   uint64_t ep_file[8];
 };
 
-uint64_t SplitMix64(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 const ZobristKeys& Keys() {
   static const ZobristKeys* const keys = [] {
     auto* k = new ZobristKeys;
     uint64_t state = 0x54415652454C49ull;  // fixed: hashes are reproducible
     for (auto& depth : k->piece) {
       for (auto& square : depth) {
-        for (uint64_t& key : square) key = SplitMix64(state);
+        for (uint64_t& key : square) key = SplitMix64Next(state);
       }
     }
-    k->black_to_move = SplitMix64(state);
-    for (uint64_t& key : k->castling) key = SplitMix64(state);
-    for (uint64_t& key : k->ep_file) key = SplitMix64(state);
+    k->black_to_move = SplitMix64Next(state);
+    for (uint64_t& key : k->castling) key = SplitMix64Next(state);
+    for (uint64_t& key : k->ep_file) key = SplitMix64Next(state);
     return k;
   }();
   return *keys;

@@ -1,10 +1,10 @@
 #include "engine/tavreli/tfen.h"
 
 #include <cctype>
-#include <charconv>
 #include <vector>
 
 #include "engine/game/square.h"
+#include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
 namespace volkhv::tavreli {
@@ -174,15 +174,7 @@ absl::Status ValidateStack(const SquareContents& sq, int square) {
 
 absl::StatusOr<int> ParseClock(std::string_view text, std::string_view field,
                                int min) {
-  int value = 0;
-  const auto [end, ec] =
-      std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value < min ||
-      value > kMaxMoveCounter) {
-    return absl::InvalidArgumentError(
-        Cat("TFEN ", field, ": '", text, "' is not a valid number"));
-  }
-  return value;
+  return ParseInt<int>(text, Cat("TFEN ", field), min, kMaxMoveCounter);
 }
 
 absl::StatusOr<uint8_t> ParseCastling(std::string_view text) {

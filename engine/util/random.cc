@@ -6,19 +6,12 @@
 namespace volkhv {
 namespace {
 
-uint64_t SplitMix64(uint64_t* x) {
-  uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 uint64_t Rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 }  // namespace
 
 Rng::Rng(uint64_t seed) {
-  for (uint64_t& word : s_) word = SplitMix64(&seed);
+  for (uint64_t& word : s_) word = SplitMix64Next(seed);
 }
 
 uint64_t Rng::Next() {

@@ -7,6 +7,7 @@ add_library(volkhv_util STATIC
   ${CMAKE_CURRENT_LIST_DIR}/files.cc
   ${CMAKE_CURRENT_LIST_DIR}/random.cc
   ${CMAKE_CURRENT_LIST_DIR}/strings.cc
+  ${CMAKE_CURRENT_LIST_DIR}/time.cc
 )
 target_link_libraries(volkhv_util PUBLIC absl::status absl::statusor
-  absl::strings)
+  absl::strings absl::time)

@@ -10,14 +10,14 @@
 #include <utility>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "engine/game/square.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/games/record_file.h"
 #include "engine/protocol/json_error.h"
 #include "engine/protocol/score.h"
 #include "engine/search/search.h"
+#include "engine/util/parse_number.h"
+#include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
 namespace volkhv::web {
@@ -1102,18 +1102,17 @@ void WebApi::RunGameAnalysis(Job& job, const JobSpec& spec) {
 
 ApiResponse WebApi::JobReport(std::string_view id_text, bool whole_game,
                               bool stop) {
-  int64_t id = 0;
-  if (!absl::SimpleAtoi(absl::string_view(id_text.data(), id_text.size()),
-                        &id)) {
+  const std::optional<int64_t> id = ToInt<int64_t>(id_text);
+  if (!id) {
     return Error(404, Cat("no analysis '", id_text, "'"));
   }
   std::shared_ptr<Job> job;
   {
     std::lock_guard<std::mutex> lock(jobs_mu_);
-    auto it = jobs_.find(id);
+    auto it = jobs_.find(*id);
     if (it == jobs_.end() || it->second->whole_game != whole_game) {
       return Error(404, Cat("no ", whole_game ? "game analysis " : "analysis ",
-                            id, " (finished ones are kept ",
+                            *id, " (finished ones are kept ",
                             kFinishedJobKeepMs / 1000, " s)"));
     }
     job = it->second;

@@ -1,0 +1,66 @@
+// engine/util/: number parsing, SplitMix64, time stamps.
+#include <cstdint>
+#include <regex>
+#include <string>
+
+#include "engine/util/parse_number.h"
+#include "engine/util/random.h"
+#include "engine/util/time.h"
+#include "gtest/gtest.h"
+
+namespace volkhv {
+namespace {
+
+TEST(ParseNumberTest, IntegersAreDigitsWithAnOptionalMinus) {
+  EXPECT_EQ(ToInt<int>("42"), 42);
+  EXPECT_EQ(ToInt<int>("-7"), -7);
+  EXPECT_EQ(ToInt<int>("2147483647"), 2147483647);
+  EXPECT_EQ(ToInt<uint64_t>("18446744073709551615"), UINT64_MAX);
+  for (const char* bad : {"", " 1", "1 ", "+1", "1x", "0x10", "1.0", "--1"}) {
+    EXPECT_FALSE(ToInt<int>(bad).has_value()) << "'" << bad << "'";
+  }
+  EXPECT_FALSE(ToInt<int>("2147483648").has_value());
+  EXPECT_FALSE(ToInt<uint8_t>("256").has_value());
+  EXPECT_FALSE(ToInt<uint64_t>("-1").has_value());
+}
+
+TEST(ParseNumberTest, ErrorsNameTheFieldTheTextAndTheRange) {
+  EXPECT_EQ(*ParseInt<int>("5", "depth", 0, 20), 5);
+  EXPECT_EQ(ParseInt<int>("21", "option '--depth'", 0, 20).status().message(),
+            "option '--depth': '21' is not an integer in [0, 20]");
+  EXPECT_EQ(ParseInt<int64_t>("x", "steps").status().message(),
+            "steps: 'x' is not an integer");
+  EXPECT_EQ(ParseInt<uint64_t>("-1", "seed").status().message(),
+            "seed: '-1' is not a non-negative integer");
+  EXPECT_EQ(ParseInt<int>("a\nb", "n", 0, 1).status().message(),
+            "n: 'a\\nb' is not an integer in [0, 1]");
+}
+
+TEST(ParseNumberTest, DoublesAreFiniteDecimals) {
+  EXPECT_EQ(ToDouble("0.25"), 0.25);
+  EXPECT_EQ(ToDouble("-1e3"), -1000.0);
+  for (const char* bad : {"", " 1", "1 ", "inf", "nan", "1e999", "1,5"}) {
+    EXPECT_FALSE(ToDouble(bad).has_value()) << "'" << bad << "'";
+  }
+  EXPECT_EQ(*ParseDouble("1.5", "cpuct", 0, 10), 1.5);
+  EXPECT_FALSE(ParseDouble("11", "cpuct", 0, 10).ok());
+}
+
+TEST(SplitMix64Test, MatchesTheReferenceSequence) {
+  // The first outputs of SplitMix64 seeded with 0 (Vigna's splitmix64.c).
+  uint64_t state = 0;
+  EXPECT_EQ(SplitMix64Next(state), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(SplitMix64Next(state), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(SplitMix64(0), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(SplitMix64Mix(kSplitMix64Increment), 0xE220A8397B1DCDAFull);
+}
+
+TEST(TimeTest, TimestampsAreUtcToTheSecond) {
+  EXPECT_TRUE(std::regex_match(
+      UtcTimestamp(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  EXPECT_TRUE(
+      std::regex_match(CompactUtcTimestamp(), std::regex(R"(\d{8}T\d{6}Z)")));
+}
+
+}  // namespace
+}  // namespace volkhv
