@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/game_setup.h"
+#include "engine/records/game_file_reader.h"
 #include "engine/util/strings.h"
-#include "engine/games/record_file.h"
 
 namespace volkhv::cli {
 namespace {

@@ -17,15 +17,15 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
 #include "engine/protocol/analysis_engine.h"
 #include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/protocol/uci_engine.h"
+#include "engine/records/game_file_reader.h"
 #include "engine/search/centipawns.h"
 #include "engine/search/search.h"
+#include "engine/util/strings.h"
 #include "nn/bundled_net.h"
 
 namespace volkhv::cli {

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
 #include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 

@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "cli/args.h"
 #include "engine/game/game.h"
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
 
 namespace volkhv::cli {
 

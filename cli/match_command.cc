@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
+#include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/util/time.h"
@@ -27,7 +28,6 @@
 #include "selfplay/elo.h"
 #include "selfplay/match.h"
 #include "selfplay/player_spec.h"
-#include "selfplay/record_io.h"
 
 namespace volkhv::cli {
 namespace {
@@ -157,7 +157,7 @@ std::vector<proto::GameRecord> ToRecords(
     r.set_start_position(g.start_position);
     for (size_t i = 0; i < g.moves.size(); ++i) {
       proto::PlyRecord* ply = r.add_plies();
-      ply->set_move(selfplay::PackMove(g.moves[i]));
+      ply->set_move(PackMove(g.moves[i]));
       ply->set_move_text(g.move_texts[i]);
       ply->set_full_search(false);  // not a training target
     }
@@ -166,7 +166,7 @@ std::vector<proto::GameRecord> ToRecords(
                                         : proto::GameRecord::DRAW);
     switch (g.end) {
       case selfplay::GameOutcome::End::kRules:
-        r.set_termination(selfplay::TerminationToProto(g.rules_termination));
+        r.set_termination(TerminationToProto(g.rules_termination));
         break;
       case selfplay::GameOutcome::End::kMaxPlies:
         r.set_termination(proto::GameRecord::MAX_LENGTH);
@@ -343,8 +343,8 @@ int RunMatch(const std::vector<std::string>& raw_args) {
   }
   if (cl->Given("records-out")) {
     const std::string& path = cl->Get("records-out");
-    if (absl::Status s = selfplay::WriteGameRecords(
-            path, ToRecords(*report, **game, options));
+    if (absl::Status s =
+            WriteGameRecords(path, ToRecords(*report, **game, options));
         !s.ok()) {
       return Fail(kCommand, s, kExitInvalidInput);
     }

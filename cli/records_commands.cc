@@ -7,9 +7,9 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/game_setup.h"
+#include "engine/records/game_file_writer.h"
+#include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
-#include "selfplay/game_file.h"
-#include "selfplay/record_io.h"
 
 namespace volkhv::cli {
 namespace {
@@ -35,20 +35,19 @@ std::string PlyComment(const proto::PlyRecord& ply) {
                          ply.full_search() ? "" : ", cheap");
 }
 
-selfplay::GameFileRecord ToGameFile(const proto::GameRecord& record,
-                                    const GameState& start, bool comments) {
-  selfplay::GameFileRecord out;
+GameFileRecord ToGameFile(const proto::GameRecord& record,
+                          const GameState& start, bool comments) {
+  GameFileRecord out;
   out.event = record.engine().empty() ? "volkhv" : record.engine();
   out.game = record.game();
   out.variant =
       record.game_options().empty() ? "standard" : record.game_options();
-  out.first_title = selfplay::SideTitle(start.Info().first_player_name);
-  out.second_title = selfplay::SideTitle(start.Info().second_player_name);
+  out.first_title = SideTitle(start.Info().first_player_name);
+  out.second_title = SideTitle(start.Info().second_player_name);
   out.first_player = out.second_player =
       Cat("volkhv generation ", record.net_generation());
   out.result = ResultOf(record);
-  out.termination =
-      std::string(selfplay::TerminationProtoName(record.termination()));
+  out.termination = std::string(TerminationProtoName(record.termination()));
   out.start_position = start.PositionText();
   out.second_to_move = start.SideToMove() == 1;
   for (const proto::PlyRecord& ply : record.plies()) {
@@ -77,7 +76,7 @@ int Show(const std::vector<std::string>& args) {
     return cl->Flag("help") ? kExitOk : kExitUsage;
   }
   absl::StatusOr<std::vector<proto::GameRecord>> games =
-      selfplay::ReadGameRecords(cl->positional()[0]);
+      ReadGameRecords(cl->positional()[0]);
   if (!games.ok())
     return Fail("records show", games.status(), kExitInvalidInput);
   int first = 0;
@@ -91,14 +90,14 @@ int Show(const std::vector<std::string>& args) {
   }
   for (int i = first; i < last && i < static_cast<int>(games->size()); ++i) {
     absl::StatusOr<std::unique_ptr<GameState>> start =
-        selfplay::RecordStartState((*games)[i]);
+        RecordStartState((*games)[i]);
     if (!start.ok()) {
       return Fail("records show",
                   absl::InvalidArgumentError(
                       Cat("game ", i + 1, ": ", start.status().message())),
                   kExitInvalidInput);
     }
-    std::cout << selfplay::FormatGameFile(
+    std::cout << FormatGameFile(
         ToGameFile((*games)[i], **start, cl->Flag("evals")));
   }
   return kExitOk;
@@ -115,14 +114,14 @@ int Stats(const std::vector<std::string>& args) {
   // A directory of record files (a run's games/), or one file (`match
   // --records-out`).
   const std::string& path = cl->positional()[0];
-  absl::StatusOr<selfplay::DirectoryRead> read;
+  absl::StatusOr<DirectoryRead> read;
   if (std::error_code error; std::filesystem::is_directory(path, error)) {
-    read = selfplay::ReadRecordDirectory(
+    read = ReadRecordDirectory(
         path, [](const std::string& warning) { std::cerr << warning << "\n"; });
   } else if (absl::StatusOr<std::vector<proto::GameRecord>> games =
-                 selfplay::ReadGameRecords(path);
+                 ReadGameRecords(path);
              games.ok()) {
-    read = selfplay::DirectoryRead{*std::move(games), 1, 0};
+    read = DirectoryRead{*std::move(games), 1, 0};
   } else {
     read = games.status();
   }
@@ -133,13 +132,12 @@ int Stats(const std::vector<std::string>& args) {
   int64_t plies = 0, full_plies = 0, bad_games = 0;
   for (const proto::GameRecord& g : read->games) {
     ++games_by_kind[g.game()];
-    ++results[std::string(selfplay::WinnerName(g.winner()))];
-    ++terminations[std::string(
-        selfplay::TerminationProtoName(g.termination()))];
+    ++results[std::string(WinnerName(g.winner()))];
+    ++terminations[std::string(TerminationProtoName(g.termination()))];
     plies += g.plies_size();
     for (const proto::PlyRecord& p : g.plies()) full_plies += p.full_search();
     const absl::Status replay =
-        selfplay::ReplayRecord(g, [&](const GameState& state, int) {
+        ReplayRecord(g, [&](const GameState& state, int) {
           const GameInfo& info = state.Info();
           for (int s = 0; s < info.board_width * info.board_height; ++s) {
             if (const int h = state.PiecesOn(s)) ++heights[h];

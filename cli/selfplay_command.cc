@@ -16,10 +16,10 @@
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "cli/selfplay_follow.h"
+#include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "nn/weights_file.h"
-#include "selfplay/record_io.h"
 #include "selfplay/selfplay.h"
 #include "selfplay/selfplay_config.h"
 
@@ -119,8 +119,8 @@ void PrintSummary(const selfplay::SelfplayStats& s, const std::string& out) {
       s.first_wins, 100.0 * s.first_wins / n, s.second_wins,
       100.0 * s.second_wins / n, s.draws, 100.0 * s.draws / n);
   for (const auto& [termination, count] : s.terminations) {
-    std::cout << " " << selfplay::TerminationProtoName(termination) << " "
-              << count << ";";
+    std::cout << " " << TerminationProtoName(termination) << " " << count
+              << ";";
   }
   std::cout << "\n";
   if (s.playthrough_games > 0) {

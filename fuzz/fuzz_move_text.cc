@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
+#include "engine/util/strings.h"
 #include "fuzz/fuzz_check.h"
 
 namespace {

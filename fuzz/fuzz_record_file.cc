@@ -1,4 +1,4 @@
-// PGN-style game record files (engine/games/record_file.h): any bytes
+// PGN-style game record files (engine/records/game_file_reader.h): any bytes
 // parsed as a record file, and every game replayed through the rules of
 // tavreli, tavlei9 and tavlei11, as `validate` and `analyze --game-file` do.
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
 #include "fuzz/fuzz_check.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// .vrec game record files (selfplay/record_io.h) as self-play writes them
+// .vrec game record files (engine/records/vrec_io.h) as self-play writes them
 // and `records`, `train` and the loop read them: the bytes as a file, and
 // when they are refused, again with a valid checksum appended (so that the
 // protobuf body is fuzzed past the CRC-32 check). Every game read is
@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "engine/games/games.h"
-#include "fuzz/fuzz_check.h"
+#include "engine/records/vrec_io.h"
 #include "engine/util/checked_file.h"
-#include "selfplay/record_io.h"
+#include "fuzz/fuzz_check.h"
 #include "training/dataset.h"
 
 namespace {
@@ -54,8 +54,8 @@ void CheckGames(const std::vector<volkhv::proto::GameRecord>& games) {
   using namespace volkhv;
   for (const proto::GameRecord& record : games) {
     int visited = 0;
-    const absl::Status replay = selfplay::ReplayRecord(
-        record, [&visited](const GameState& state, int ply) {
+    const absl::Status replay =
+        ReplayRecord(record, [&visited](const GameState& state, int ply) {
           FUZZ_CHECK(ply == visited, "ReplayRecord visits plies in order");
           ++visited;
           state.PositionText();
@@ -105,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
        {std::string(bytes), WithChecksum(std::string(bytes))}) {
     WriteFile(file);
     absl::StatusOr<std::vector<proto::GameRecord>> games =
-        selfplay::ReadGameRecords(RecordDir() + "/" + kFileName);
+        ReadGameRecords(RecordDir() + "/" + kFileName);
     if (!games.ok()) {
       FUZZ_CHECK(!games.status().message().empty(), "error message");
       continue;

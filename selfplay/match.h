@@ -2,7 +2,7 @@
 // colours swapped on one opening, openings from a file or random plies,
 // parallel games, adjudication, running statistics (Elo, LOS, pentanomial
 // SPRT with early stop), round robins for more than two players, and the
-// games written as PGN-style files (selfplay/game_file.h).
+// games written as PGN-style files (engine/records/game_file_writer.h).
 #ifndef VOLKHV_SELFPLAY_MATCH_H_
 #define VOLKHV_SELFPLAY_MATCH_H_
 
@@ -15,8 +15,8 @@
 
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
+#include "engine/records/game_file_writer.h"
 #include "selfplay/elo.h"
-#include "selfplay/game_file.h"
 #include "selfplay/player_spec.h"
 
 namespace volkhv::selfplay {

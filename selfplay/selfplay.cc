@@ -16,13 +16,13 @@
 #include <utility>
 
 #include "engine/games/games.h"
+#include "engine/records/vrec_io.h"
 #include "engine/search/search.h"
 #include "engine/util/random.h"
 #include "engine/util/strings.h"
 #include "engine/util/time.h"
 #include "nn/batching_evaluator.h"
 #include "nn/weights_file.h"
-#include "selfplay/record_io.h"
 #include "selfplay/selfplay_config.h"
 
 namespace volkhv::selfplay {

@@ -1,6 +1,6 @@
 // Self-play game generation: many games at once, one thread each, all
 // sharing one evaluator (a BatchingEvaluator merges their leaves into
-// network batches), written as game record files (selfplay/record_io.h).
+// network batches), written as game record files (engine/records/vrec_io.h).
 //
 // Per move (proto/selfplay_config.proto): playout-cap randomisation (a full
 // search with Dirichlet noise and forced playouts, recorded as a training

@@ -9,7 +9,7 @@
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
 #include "nn/text_proto.h"
-#include "selfplay/record_io.h"
+#include "engine/records/vrec_io.h"
 
 namespace volkhv::selfplay {
 

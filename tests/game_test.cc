@@ -1,8 +1,8 @@
 // Game-neutral pieces: square names, the game registry, record files.
 #include "engine/game/square.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 
 namespace volkhv {

@@ -12,9 +12,9 @@
 #include <map>
 #include <sstream>
 
+#include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
 #include "gtest/gtest.h"
-#include "selfplay/record_io.h"
 #include "tests/test_toolkit.h"
 #include "training/loop_budget.h"
 #include "training/run_lock.h"
@@ -80,14 +80,14 @@ int Lines(const std::string& path) {
 // Games per generation prefix; every game must replay legally.
 std::map<std::string, int> GamesByGeneration(const std::string& games_dir) {
   std::map<std::string, int> counts;
-  auto files = selfplay::ListRecordFiles(games_dir);
+  auto files = ListRecordFiles(games_dir);
   EXPECT_TRUE(files.ok());
   for (const std::string& path : *files) {
-    auto games = selfplay::ReadGameRecords(path);
+    auto games = ReadGameRecords(path);
     EXPECT_TRUE(games.ok()) << games.status().message();
     for (const proto::GameRecord& g : *games) {
       ++counts[fs::path(path).filename().string().substr(0, 8)];
-      EXPECT_TRUE(selfplay::ReplayRecord(g, [](const GameState&, int) {}).ok());
+      EXPECT_TRUE(ReplayRecord(g, [](const GameState&, int) {}).ok());
     }
   }
   return counts;
@@ -167,10 +167,10 @@ TEST(LoopTest, GumbelSelfplayRecordsTrain) {
   ASSERT_EQ(RunVolkhvLoop("--config " + config + " --dir " + run), 0);
   ExpectCompleteRun(run, 1);
   int improved = 0;
-  auto files = selfplay::ListRecordFiles(run + "/games");
+  auto files = ListRecordFiles(run + "/games");
   ASSERT_TRUE(files.ok());
   for (const std::string& path : *files) {
-    auto games = selfplay::ReadGameRecords(path);
+    auto games = ReadGameRecords(path);
     ASSERT_TRUE(games.ok());
     for (const proto::GameRecord& game : *games) {
       for (const proto::PlyRecord& ply : game.plies()) {

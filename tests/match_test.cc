@@ -1,8 +1,8 @@
 // The match runner (selfplay/match.h): random against alpha-beta depth 2 in
 // both games, colours alternating on shared openings, the game file
-// replaying legally through engine/games/record_file.h, alpha-beta winning
-// by a clear margin; SPRT early stop, round robins, openings from a file,
-// adjudication, player specs, and MCTS players.
+// replaying legally through engine/records/game_file_reader.h, alpha-beta
+// winning by a clear margin; SPRT early stop, round robins, openings from a
+// file, adjudication, player specs, and MCTS players.
 #include "selfplay/match.h"
 
 #include <algorithm>
@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
+#include "engine/records/game_file_writer.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
-#include "selfplay/game_file.h"
 #include "selfplay/player_spec.h"
 #include "tests/test_toolkit.h"
 

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "engine/games/games.h"
+#include "engine/records/vrec_io.h"
 #include "gtest/gtest.h"
-#include "selfplay/record_io.h"
 #include "tests/test_toolkit.h"
 
 namespace volkhv::selfplay {

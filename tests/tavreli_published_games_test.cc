@@ -21,7 +21,7 @@
 #include <string>
 
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
 #include "gtest/gtest.h"
 
 namespace volkhv {

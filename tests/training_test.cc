@@ -25,10 +25,10 @@
 #include "gtest/gtest.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
+#include "engine/records/vrec_io.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
-#include "selfplay/record_io.h"
 #include "tests/game_fixtures.h"
 #include "tests/test_toolkit.h"
 #include "training/dataset.h"
@@ -101,14 +101,14 @@ std::vector<proto::GameRecord> SyntheticGames(const std::string& game_name,
       if (legal.empty()) break;
       proto::PlyRecord* ply = record.add_plies();
       const Move move = legal[rng() % legal.size()];
-      ply->set_move(selfplay::PackMove(move));
+      ply->set_move(PackMove(move));
       ply->set_move_text(state->MoveText(move));
       proto::MoveVisits* v = ply->add_visits();
-      v->set_move(selfplay::PackMove(legal[0]));
+      v->set_move(PackMove(legal[0]));
       v->set_visits(90);
       if (legal.size() > 1) {
         v = ply->add_visits();
-        v->set_move(selfplay::PackMove(legal[1]));
+        v->set_move(PackMove(legal[1]));
         v->set_visits(10);
       }
       ply->set_full_search(!(o.cheap_odd_plies && p % 2 == 1));
@@ -121,7 +121,7 @@ std::vector<proto::GameRecord> SyntheticGames(const std::string& game_name,
 
 void WriteRecords(const std::string& path,
                   const std::vector<proto::GameRecord>& games) {
-  absl::Status s = selfplay::WriteGameRecords(path, games);
+  absl::Status s = WriteGameRecords(path, games);
   ASSERT_TRUE(s.ok()) << s;
 }
 
@@ -604,9 +604,9 @@ TEST(DatasetTest, ImprovedPolicyTargetsTrainOnTheirProbabilities) {
   absl::StatusOr<std::unique_ptr<GameState>> state = (*data)->StateAt({0, 0});
   ASSERT_TRUE(state.ok());
   const int first = (*data)->encoder().PolicyIndex(
-      **state, selfplay::UnpackMove(ply->visits(0).move()));
+      **state, UnpackMove(ply->visits(0).move()));
   const int second = (*data)->encoder().PolicyIndex(
-      **state, selfplay::UnpackMove(ply->visits(1).move()));
+      **state, UnpackMove(ply->visits(1).move()));
   ASSERT_EQ(batch.target_count[0], 2);
   std::map<int64_t, float> got;
   for (int k = 0; k < 2; ++k) got[batch.policy_index[k]] = batch.policy_prob[k];
@@ -743,8 +743,7 @@ TEST(DatasetTest, DamagedFilesAndInvalidGamesAreSkippedWithAWarning) {
   WriteRecords(
       dir + "/2-truncated.vrec",
       SyntheticGames("tavlei9", {.games = 3, .seed = 2, .tag = "bad"}));
-  absl::StatusOr<std::string> bytes =
-      ReadWholeFile(dir + "/2-truncated.vrec");
+  absl::StatusOr<std::string> bytes = ReadWholeFile(dir + "/2-truncated.vrec");
   ASSERT_TRUE(bytes.ok());
   std::ofstream(dir + "/2-truncated.vrec", std::ios::binary | std::ios::trunc)
       << bytes->substr(0, bytes->size() / 2);
@@ -753,7 +752,7 @@ TEST(DatasetTest, DamagedFilesAndInvalidGamesAreSkippedWithAWarning) {
   // A game with an illegal move.
   std::vector<proto::GameRecord> illegal =
       SyntheticGames("tavlei9", {.games = 1, .seed = 3, .tag = "illegal"});
-  illegal[0].mutable_plies(2)->set_move(selfplay::PackMove(MakeMove(0, 80, 1)));
+  illegal[0].mutable_plies(2)->set_move(PackMove(MakeMove(0, 80, 1)));
   WriteRecords(dir + "/4-illegal.vrec", illegal);
 
   DatasetOptions options;

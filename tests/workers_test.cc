@@ -16,7 +16,7 @@
 
 #include "engine/util/strings.h"
 #include "gtest/gtest.h"
-#include "selfplay/record_io.h"
+#include "engine/records/vrec_io.h"
 #include "selfplay/worker_dir.h"
 #include "tests/test_toolkit.h"
 #include "training/loop.h"
@@ -136,14 +136,14 @@ struct TakenGames {
 TakenGames ReadTaken(const std::string& run) {
   TakenGames taken;
   for (const std::string& name : Names(run + "/games")) {
-    auto games = selfplay::ReadGameRecords(run + "/games/" + name);
+    auto games = ReadGameRecords(run + "/games/" + name);
     EXPECT_TRUE(games.ok()) << games.status().message();
     if (!games.ok()) continue;
     const int generation = std::stoi(name.substr(4, 4));
     for (const proto::GameRecord& game : *games) {
       EXPECT_EQ(game.net_generation(), generation) << name;
       EXPECT_TRUE(
-          selfplay::ReplayRecord(game, [](const GameState&, int) {}).ok());
+          ReplayRecord(game, [](const GameState&, int) {}).ok());
       ++taken.by_generation[generation];
       ++taken.by_pid[WriterPid(name)];
     }

@@ -8,9 +8,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "engine/games/games.h"
+#include "engine/records/vrec_io.h"
 #include "engine/util/random.h"
 #include "engine/util/strings.h"
-#include "selfplay/record_io.h"
 #include "training/training_config.h"
 
 namespace volkhv::training {
@@ -80,7 +80,7 @@ absl::Status CheckGame(const Game& game, const proto::GameRecord& record,
     (*state)->LegalMoves(&legal);
     if (IsTrainingPly(ply)) {
       for (const proto::MoveVisits& v : ply.visits()) {
-        const Move move = selfplay::UnpackMove(v.move());
+        const Move move = UnpackMove(v.move());
         if (!legal.contains(move)) {
           return absl::DataLossError(Cat("ply ", p + 1,
                                          ": a move of the visit distribution (",
@@ -94,7 +94,7 @@ absl::Status CheckGame(const Game& game, const proto::GameRecord& record,
         }
       }
     }
-    const Move move = selfplay::UnpackMove(ply.move());
+    const Move move = UnpackMove(ply.move());
     if (!legal.contains(move)) {
       return absl::DataLossError(
           Cat("ply ", p + 1, " (", ply.move_text(), ") is not legal"));
@@ -224,7 +224,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
   std::vector<std::string> paths;
   if (options.record_files.empty()) {
     absl::StatusOr<std::vector<std::string>> listed =
-        selfplay::ListRecordFiles(options.records_dir);
+        ListRecordFiles(options.records_dir);
     if (!listed.ok()) return listed.status();
     paths = *std::move(listed);
   } else {
@@ -236,7 +236,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
   std::vector<std::pair<int, int>> origin_of;  // [all]: file, game in file
   for (const std::string& path : paths) {
     absl::StatusOr<std::vector<proto::GameRecord>> games =
-        selfplay::ReadGameRecords(path);
+        ReadGameRecords(path);
     if (!games.ok() && !options.record_files.empty() &&
         absl::IsNotFound(games.status())) {
       // Removed since the checkpoint (a damaged file, say): the call goes
@@ -308,7 +308,7 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
     auto it = variants.find(key);
     if (it == variants.end()) {
       absl::StatusOr<GameOptions> game_options =
-          selfplay::ParseRecordGameOptions(g.game_options());
+          ParseRecordGameOptions(g.game_options());
       absl::StatusOr<std::unique_ptr<Game>> game =
           game_options.ok()
               ? MakeGame(g.game(), *game_options)
@@ -419,7 +419,7 @@ absl::StatusOr<std::unique_ptr<GameState>> Dataset::StateAt(
   if (!state.ok()) return state.status();
   // Every move was checked at load.
   for (uint32_t p = 0; p < ref.ply; ++p) {
-    (*state)->Play(selfplay::UnpackMove(record.plies(p).move()));
+    (*state)->Play(UnpackMove(record.plies(p).move()));
   }
   return state;
 }
@@ -437,7 +437,7 @@ void Dataset::FutureValue(const proto::GameRecord& record, uint32_t ply,
   // Whose value the later root WDL is: replay to it.
   std::unique_ptr<GameState> future = state.Clone();
   for (uint32_t p = ply; p < later; ++p) {
-    future->Play(selfplay::UnpackMove(record.plies(p).move()));
+    future->Play(UnpackMove(record.plies(p).move()));
   }
   const bool same_side = future->SideToMove() == state.SideToMove();
   const proto::PlyRecord& at = record.plies(later);
@@ -475,8 +475,7 @@ absl::Status Dataset::BuildOne(const Sample& sample, int row,
     const double weight = improved ? v.probability() : v.visits();
     if (weight <= 0) continue;
     const int index = symmetries_->MapPolicyIndex(
-        sample.symmetry,
-        encoder_->PolicyIndex(s, selfplay::UnpackMove(v.move())));
+        sample.symmetry, encoder_->PolicyIndex(s, UnpackMove(v.move())));
     if (index < 0) {
       return absl::InternalError("a symmetry maps a move off the board");
     }

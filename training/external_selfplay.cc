@@ -11,7 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "engine/util/strings.h"
-#include "selfplay/record_io.h"
+#include "engine/records/vrec_io.h"
 #include "selfplay/worker_dir.h"
 
 namespace volkhv::training {
@@ -101,13 +101,13 @@ class Collector {
 
 absl::Status Collector::CountTaken() {
   absl::StatusOr<std::vector<std::string>> files =
-      selfplay::ListRecordFiles(games_dir_);
+      ListRecordFiles(games_dir_);
   if (!files.ok()) return files.status();
   for (const std::string& path : *files) {
     const std::string name = FileName(path);
     if (FileGeneration(name) != request_.generation) continue;
     absl::StatusOr<std::vector<proto::GameRecord>> games =
-        selfplay::ReadGameRecords(path);
+        ReadGameRecords(path);
     if (!games.ok()) return games.status();  // games/ holds checked files
     taken_.Add(name, prefix_, static_cast<int>(games->size()));
   }
@@ -121,7 +121,7 @@ absl::Status Collector::Take(const std::string& path) {
     return Rename(path, Cat(surplus_dir_, "/", name));
   }
   absl::StatusOr<std::vector<proto::GameRecord>> games =
-      selfplay::ReadGameRecords(path);
+      ReadGameRecords(path);
   if (!games.ok()) {
     if (warned_.insert(name).second) {
       Log(Cat("warning: not taking ", games.status().message(),
@@ -137,7 +137,7 @@ absl::Status Collector::Take(const std::string& path) {
     return absl::OkStatus();
   }
   games->resize(need);
-  if (absl::Status s = selfplay::WriteGameRecords(taken_path, *games);
+  if (absl::Status s = WriteGameRecords(taken_path, *games);
       !s.ok()) {
     return s;
   }
@@ -147,7 +147,7 @@ absl::Status Collector::Take(const std::string& path) {
 
 absl::Status Collector::Poll() {
   absl::StatusOr<std::vector<std::string>> files =
-      selfplay::ListRecordFiles(incoming_dir_);
+      ListRecordFiles(incoming_dir_);
   if (!files.ok()) return files.status();
   for (const std::string& path : *files) {
     const int generation = FileGeneration(FileName(path));

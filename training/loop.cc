@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/games/games.h"
+#include "engine/records/vrec_io.h"
 #include "engine/util/files.h"
 #include "engine/util/strings.h"
 #include "engine/util/time.h"
@@ -18,7 +19,6 @@
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
 #include "selfplay/match.h"
-#include "selfplay/record_io.h"
 #include "selfplay/selfplay.h"
 #include "selfplay/selfplay_config.h"
 #include "training/external_selfplay.h"
@@ -198,14 +198,14 @@ std::string Loop::SelfplayNet(
 
 absl::StatusOr<proto::SelfplayRunStats> Loop::CountGames(int g) {
   absl::StatusOr<std::vector<std::string>> files =
-      selfplay::ListRecordFiles(paths_.Games());
+      ListRecordFiles(paths_.Games());
   if (!files.ok()) return files.status();
   proto::SelfplayRunStats stats;
   const std::string prefix = GenName(g) + "-";
   for (const std::string& path : *files) {
     if (!fs::path(path).filename().string().starts_with(prefix)) continue;
     absl::StatusOr<std::vector<proto::GameRecord>> games =
-        selfplay::ReadGameRecords(path);
+        ReadGameRecords(path);
     if (!games.ok()) {
       Log(Cat("warning: skipping ", games.status().message()));
       continue;

@@ -29,6 +29,6 @@ add_library(volkhv_web STATIC
   ${VOLKHV_WEB_ASSETS_CC}
 )
 target_link_libraries(volkhv_web
-  PUBLIC volkhv_search volkhv_games volkhv_nn_core volkhv_protocol
+  PUBLIC volkhv_search volkhv_games volkhv_records volkhv_nn_core volkhv_protocol
     nlohmann_json::nlohmann_json Threads::Threads
   PRIVATE PkgConfig::HTTPLIB)

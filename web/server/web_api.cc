@@ -12,9 +12,9 @@
 
 #include "engine/game/square.h"
 #include "engine/games/games.h"
-#include "engine/games/record_file.h"
 #include "engine/protocol/json_error.h"
 #include "engine/protocol/score.h"
+#include "engine/records/game_file_reader.h"
 #include "engine/search/search.h"
 #include "engine/util/parse_number.h"
 #include "engine/util/strings.h"

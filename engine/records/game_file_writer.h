@@ -1,9 +1,9 @@
 // PGN-style game files of matches and self-play: `[Key "value"]` tags, then
 // the moves in the game's canonical notation with move numbers, optional
-// `{evaluation}` comments and the result, as engine/games/record_file.h
+// `{evaluation}` comments and the result, as engine/records/game_file_reader.h
 // (and so `volkhv validate`) reads them back.
-#ifndef VOLKHV_SELFPLAY_GAME_FILE_H_
-#define VOLKHV_SELFPLAY_GAME_FILE_H_
+#ifndef VOLKHV_ENGINE_RECORDS_GAME_FILE_WRITER_H_
+#define VOLKHV_ENGINE_RECORDS_GAME_FILE_WRITER_H_
 
 #include <fstream>
 #include <mutex>
@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "engine/game/game.h"
 
-namespace volkhv::selfplay {
+namespace volkhv {
 
 // One game as written to a file.
 struct GameFileRecord {
@@ -67,6 +67,6 @@ class GameFileWriter {
   std::string path_;
 };
 
-}  // namespace volkhv::selfplay
+}  // namespace volkhv
 
-#endif  // VOLKHV_SELFPLAY_GAME_FILE_H_
+#endif  // VOLKHV_ENGINE_RECORDS_GAME_FILE_WRITER_H_

@@ -1,4 +1,4 @@
-#include "selfplay/record_io.h"
+#include "engine/records/vrec_io.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
-namespace volkhv::selfplay {
+namespace volkhv {
 
 absl::Status WriteGameRecords(const std::string& path,
                               const std::vector<proto::GameRecord>& games) {
@@ -202,4 +202,4 @@ std::string_view TerminationProtoName(proto::GameRecord::Termination t) {
   }
 }
 
-}  // namespace volkhv::selfplay
+}  // namespace volkhv

@@ -1,8 +1,9 @@
-// Game record files (the format of shared/data/tavreli-published-games.txt):
+// Reading PGN-style game files (the format of
+// shared/data/tavreli-published-games.txt; written by game_file_writer.h):
 // `[Key "value"]` tag lines, then move text, games separated by tags; and the
 // replay of a recorded game through the rules. Game-neutral.
-#ifndef VOLKHV_ENGINE_GAMES_RECORD_FILE_H_
-#define VOLKHV_ENGINE_GAMES_RECORD_FILE_H_
+#ifndef VOLKHV_ENGINE_RECORDS_GAME_FILE_READER_H_
+#define VOLKHV_ENGINE_RECORDS_GAME_FILE_READER_H_
 
 #include <string>
 #include <string_view>
@@ -58,4 +59,4 @@ std::string StatusWord(const GameState& state);
 
 }  // namespace volkhv
 
-#endif  // VOLKHV_ENGINE_GAMES_RECORD_FILE_H_
+#endif  // VOLKHV_ENGINE_RECORDS_GAME_FILE_READER_H_

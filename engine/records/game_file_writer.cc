@@ -1,4 +1,4 @@
-#include "selfplay/game_file.h"
+#include "engine/records/game_file_writer.h"
 
 #include <cctype>
 #include <ctime>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "engine/util/strings.h"
 
-namespace volkhv::selfplay {
+namespace volkhv {
 namespace {
 
 // Tag values are written between double quotes, which the reader does not
@@ -122,4 +122,4 @@ absl::Status GameFileWriter::Append(const GameFileRecord& record) {
   return absl::OkStatus();
 }
 
-}  // namespace volkhv::selfplay
+}  // namespace volkhv

@@ -1,7 +1,9 @@
-// Game record files (proto/game_record.proto): atomic writing, checked
-// reading, directories of them, and replaying a record through the rules.
-#ifndef VOLKHV_SELFPLAY_RECORD_IO_H_
-#define VOLKHV_SELFPLAY_RECORD_IO_H_
+// .vrec files, the binary game records of self-play and matches
+// (proto/game_record.proto; not the PGN-style game files of
+// game_file_reader.h): atomic writing, checked reading, directories of them,
+// and replaying a record through the rules.
+#ifndef VOLKHV_ENGINE_RECORDS_VREC_IO_H_
+#define VOLKHV_ENGINE_RECORDS_VREC_IO_H_
 
 #include <cstdint>
 #include <functional>
@@ -13,7 +15,7 @@
 #include "engine/game/game.h"
 #include "proto/game_record.pb.h"
 
-namespace volkhv::selfplay {
+namespace volkhv {
 
 inline constexpr uint32_t kRecordFormatVersion = 1;
 // Record files end in this; anything else in a record directory is ignored.
@@ -67,6 +69,6 @@ proto::GameRecord::Termination TerminationToProto(Termination t);
 std::string_view WinnerName(proto::GameRecord::Winner winner);
 std::string_view TerminationProtoName(proto::GameRecord::Termination t);
 
-}  // namespace volkhv::selfplay
+}  // namespace volkhv
 
-#endif  // VOLKHV_SELFPLAY_RECORD_IO_H_
+#endif  // VOLKHV_ENGINE_RECORDS_VREC_IO_H_

@@ -1,4 +1,4 @@
-#include "engine/games/record_file.h"
+#include "engine/records/game_file_reader.h"
 
 #include <algorithm>
 #include <cctype>
