@@ -5,17 +5,12 @@
 #include <vector>
 
 #include "absl/strings/numbers.h"
+#include "engine/util/random.h"
 #include "engine/util/strings.h"
 #include "tests/nim/module.h"
 
 namespace volkhv::nim {
 namespace {
-
-uint64_t Mix64(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
 
 class NimState final : public GameState {
  public:
@@ -52,7 +47,7 @@ class NimState final : public GameState {
   // The pile only shrinks: no position comes back.
   int Occurrences() const override { return 1; }
   uint64_t Hash() const override {
-    return Mix64(uint64_t(pile_) * 2 + side_ + 0x9E3779B97F4A7C15ull);
+    return SplitMix64Mix(uint64_t(pile_) * 2 + side_ + kSplitMix64Increment);
   }
   std::string PositionText() const override { return Cat(pile_, " ", side_); }
   std::string MoveText(Move move) const override {
