@@ -5,7 +5,6 @@
 
 #include "engine/games/games.h"
 #include "engine/records/game_file_reader.h"
-#include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
 namespace volkhv::cli {
@@ -121,18 +120,13 @@ absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
   GameOptions options;
   const std::string variant = record.Tag("Variant");
   if (!variant.empty() && variant != "standard") {
-    for (std::string_view item : Split(variant, ",", true)) {
-      const size_t eq = item.find('=');
-      const std::optional<int> value = eq == std::string_view::npos
-                                           ? std::nullopt
-                                           : ToInt<int>(item.substr(eq + 1));
-      if (!value) {
-        return absl::InvalidArgumentError(
-            Cat("[Variant \"", variant,
-                "\"]: expected \"standard\" or name=integer options"));
-      }
-      options[std::string(Trim(item.substr(0, eq)))] = *value;
+    absl::StatusOr<GameOptions> parsed = ParseGameOptionsText(variant);
+    if (!parsed.ok()) {
+      return absl::InvalidArgumentError(
+          Cat("[Variant \"", variant,
+              "\"]: expected \"standard\" or name=integer options"));
     }
+    options = *std::move(parsed);
   }
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(tagged, options);
   if (!game.ok()) {

@@ -6,7 +6,6 @@
 #include "engine/games/games.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
-#include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
 namespace volkhv {
@@ -94,17 +93,10 @@ Move UnpackMove(uint32_t packed) {
 }
 
 absl::StatusOr<GameOptions> ParseRecordGameOptions(std::string_view text) {
-  GameOptions options;
-  for (std::string_view item : Split(text, ",", true)) {
-    const size_t eq = item.find('=');
-    const std::optional<int> value = eq == std::string_view::npos
-                                         ? std::nullopt
-                                         : ToInt<int>(item.substr(eq + 1));
-    if (!value) {
-      return absl::InvalidArgumentError(
-          Cat("bad game option '", item, "' in a record"));
-    }
-    options[std::string(item.substr(0, eq))] = *value;
+  absl::StatusOr<GameOptions> options = ParseGameOptionsText(text);
+  if (!options.ok()) {
+    return absl::InvalidArgumentError(
+        Cat("bad game options '", text, "' in a record"));
   }
   return options;
 }
