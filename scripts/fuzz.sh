@@ -5,9 +5,10 @@
 #     Builds the harnesses with clang, ASan and UBSan into build-fuzz/ and
 #     runs each for SECONDS (default 60) on a copy of its seed corpus
 #     fuzz/corpus/HARNESS/ (with fuzz/HARNESS.dict when there is one).
-#     Prints executions, seconds and the result per harness; exits 1 if any
-#     found a crash, a leak, a timeout or too much memory (the input is in
-#     build-fuzz/findings/). Without HARNESS: all of them.
+#     Prints executions, seconds, peak resident memory and the result per
+#     harness; exits 1 if any found a crash, a leak, a timeout or too much
+#     memory (the input is in build-fuzz/findings/). Without HARNESS: all of
+#     them.
 #   scripts/fuzz.sh --sanitize-tests
 #     Builds the engine and the GoogleTest suites with GCC, ASan and UBSan
 #     into build-asan/ and runs ctest there.
@@ -109,6 +110,7 @@ for h in "${selected[@]}"; do
   elapsed=$(($(date +%s) - start))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" |
     tail -n 1)
+  peak_rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$work/log" | tail -n 1)
   if [ $rc -eq 0 ]; then
     result=ok
   else
@@ -125,8 +127,8 @@ for h in "${selected[@]}"; do
       tail -n 5 "$work/log" >&2
     fi
   fi
-  summary+=("$(printf '%-16s %10s executions %5d s  %s' "$h" "${execs:-?}" \
-    "$elapsed" "$result")")
+  summary+=("$(printf '%-16s %10s executions %5d s %5s MB peak RSS  %s' \
+    "$h" "${execs:-?}" "$elapsed" "${peak_rss:-?}" "$result")")
 done
 echo "fuzz.sh: results"
 printf '  %s\n' "${summary[@]}"
