@@ -1,5 +1,5 @@
 // The AVX-512 build of the direct kernels (nn/eigen_kernels.inc). This file
-// alone is compiled with -mavx512f -mavx2 -mfma (nn/eigen.cmake); its code
+// alone is compiled with -mavx512f -mavx2 -mfma (nn/CMakeLists.txt); its code
 // runs only after nn/eigen_backend.cc has checked that the CPU has them.
 #define VOLKHV_EIGEN_KERNELS_AVX512
 #define VOLKHV_EIGEN_KERNELS_NAMESPACE avx512

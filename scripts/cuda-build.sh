@@ -24,7 +24,7 @@
 # ABI, so the LibTorch must too. build checks PyTorch's
 # torch._C._GLIBCXX_USE_CXX11_ABI (true for PyTorch >= 2.7's Linux wheels)
 # and stops with one line if it is false; CMake checks TORCH_CXX_FLAGS
-# again (nn/torch.cmake).
+# again (cmake/dependencies.cmake).
 #
 # Environment: PYTHON (default python3); TORCH_PREFIX (LibTorch's CMake
 # prefix instead of asking Python; e.g. Debian's CPU LibTorch,
