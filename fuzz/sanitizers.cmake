@@ -9,12 +9,16 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer, for
 # `scripts/fuzz.sh --sanitize-tests`.
 #
+# VOLKHV_TSAN: everything with ThreadSanitizer, for
+# `scripts/fuzz.sh --thread-tests` (the multi-threaded search's suite).
+#
 # Undefined behaviour stops the program (-fno-sanitize-recover), so that
 # the fuzzer and ctest see it as a crash.
 option(VOLKHV_FUZZ
   "Build the libFuzzer harnesses of fuzz/ (clang, ASan, UBSan), no engine" OFF)
 option(VOLKHV_SANITIZE
   "Build the engine and the tests with ASan and UBSan" OFF)
+option(VOLKHV_TSAN "Build the engine and the tests with ThreadSanitizer" OFF)
 
 set(VOLKHV_SANITIZER_FLAGS -fsanitize=address,undefined
   -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
@@ -31,4 +35,7 @@ if(VOLKHV_FUZZ)
 elseif(VOLKHV_SANITIZE)
   add_compile_options(${VOLKHV_SANITIZER_FLAGS} -g)
   add_link_options(-fsanitize=address,undefined)
+elseif(VOLKHV_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer -g)
+  add_link_options(-fsanitize=thread)
 endif()

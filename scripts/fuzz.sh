@@ -12,6 +12,10 @@
 #   scripts/fuzz.sh --sanitize-tests
 #     Builds the engine and the GoogleTest suites with GCC, ASan and UBSan
 #     into build-asan/ and runs ctest there.
+#   scripts/fuzz.sh --thread-tests
+#     Builds the search's suite with GCC and ThreadSanitizer into
+#     build-tsan/ and runs the multi-threaded search's tests
+#     (SearchThreadsTest) there; exits 1 on a data race.
 #   scripts/fuzz.sh --list
 #     The harness names.
 #   scripts/fuzz.sh --help
@@ -63,6 +67,17 @@ if [ "${1:-}" = "--sanitize-tests" ]; then
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" \
     UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     ctest --test-dir build-asan --output-on-failure -j"$jobs"
+  exit 0
+fi
+
+if [ "${1:-}" = "--thread-tests" ]; then
+  [ $# -eq 1 ] || fail "--thread-tests takes no other arguments"
+  command -v g++ >/dev/null || fail "g++ not found (run scripts/install-deps.sh)"
+  CXX=g++ cmake -S . -B build-tsan -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVOLKHV_TSAN=ON >/dev/null
+  cmake --build build-tsan -j"$jobs" --target search_test
+  TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 second_deadlock_stack=1}" \
+    build-tsan/tests/search_test --gtest_filter='SearchThreadsTest.*'
   exit 0
 fi
 

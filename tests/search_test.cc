@@ -26,6 +26,7 @@
 #include "tests/fake_evaluator.h"
 #include "tests/game_fixtures.h"
 #include "tests/nim/module.h"
+#include "tests/tree_checks.h"
 
 namespace volkhv::search {
 namespace {
@@ -33,6 +34,7 @@ namespace {
 using ::volkhv::testing::FakeEvaluator;
 using ::volkhv::testing::FavourMoves;
 using ::volkhv::testing::ProverOf;
+using ::volkhv::testing::ExpectConsistentTree;
 using ::volkhv::testing::ShyOfSquare;
 using ::volkhv::testing::ValueBySide;
 
@@ -66,32 +68,6 @@ SearchLimits Visits(uint64_t visits) {
   SearchLimits limits;
   limits.visits = visits;
   return limits;
-}
-
-// Checks the tree's bookkeeping everywhere (no recursion): no visit left in
-// flight, and each expanded unproven node's children hold n - 1 visits.
-void ExpectConsistentTree(const Node* root) {
-  std::vector<const Node*> stack = {root};
-  int checked = 0;
-  while (!stack.empty()) {
-    const Node* node = stack.back();
-    stack.pop_back();
-    ASSERT_EQ(node->in_flight, 0u);
-    uint64_t child_visits = 0;
-    for (const Edge& edge : node->children()) {
-      if (edge.child == nullptr) continue;
-      child_visits += edge.child->n;
-      stack.push_back(edge.child);
-    }
-    if (node->expanded() && node->proven() == Proven::kNone) {
-      ASSERT_EQ(child_visits, node->n - 1);
-      ++checked;
-    }
-    if (node->n > 0) {
-      ASSERT_TRUE(node->expanded() || node->terminal);
-    }
-  }
-  EXPECT_GT(checked, 0);
 }
 
 // White: Kb6, Rh1; Black: Ka8. Only h1-h8 mates.

@@ -9,7 +9,7 @@
 
 namespace volkhv::search {
 
-Search::Pick Search::ExtendLeaf(Slot* slot, Node* node) {
+Search::Pick Search::ExtendLeaf(Worker* worker, Slot* slot, Node* node) {
   GameState* state = PlayToLeaf(slot);
   node->side_to_move = state->SideToMove() & 1;
   if (const Proven end = LeafEnd(node, *state, &slot->legal);
@@ -40,6 +40,7 @@ Search::Pick Search::ExtendLeaf(Slot* slot, Node* node) {
     slot->known = slot->proven_now = true;
     return Pick::kKnown;
   }
+  worker->pending_bytes += expansion;
   pending_bytes_ += expansion;
   return Pick::kLeaf;  // the state stays at the leaf until it is evaluated
 }
@@ -148,25 +149,33 @@ bool Search::ExpandWon(Node* node, GameState* state, Move move,
   return true;
 }
 
-void Search::EvaluateAndBackup(RunStats* stats) {
-  if (num_pending_ == 0) return;
-  requests_.clear();
-  for (int i = 0; i < num_pending_; ++i) {
-    if (slots_[i]->known) continue;
-    requests_.push_back({slots_[i]->state.get(), &slots_[i]->legal});
+void Search::EvaluateBatch(Worker* worker) {
+  worker->requests.clear();
+  for (int i = 0; i < worker->num_pending; ++i) {
+    Slot* slot = worker->slots[i].get();
+    if (slot->known) continue;
+    worker->requests.push_back({slot->state.get(), &slot->legal});
   }
-  evaluations_.resize(requests_.size());
-  if (!requests_.empty()) {
-    const Clock::time_point start = Clock::now();
-    evaluator_->Evaluate(std::span<const nn::EvalRequest>(requests_),
-                         std::span<nn::Evaluation>(evaluations_));
-    stats->eval_seconds += SecondsSince(start);
+  worker->evaluations.resize(worker->requests.size());
+  worker->eval_seconds = 0;
+  if (worker->requests.empty()) return;
+  const Clock::time_point start = Clock::now();
+  evaluator_->Evaluate(std::span<const nn::EvalRequest>(worker->requests),
+                       std::span<nn::Evaluation>(worker->evaluations));
+  worker->eval_seconds = SecondsSince(start);
+}
+
+void Search::BackupBatch(Worker* worker) {
+  RunStats* stats = &worker->stats;
+  if (!worker->requests.empty()) {
+    stats->eval_seconds += worker->eval_seconds;
     ++stats->batches;
-    stats->evaluations += requests_.size();
+    stats->evaluations += worker->requests.size();
+    worker->requests.clear();
   }
   int evaluated = 0;
-  for (int i = 0; i < num_pending_; ++i) {
-    Slot* slot = slots_[i].get();
+  for (int i = 0; i < worker->num_pending; ++i) {
+    Slot* slot = worker->slots[i].get();
     Node* leaf = slot->path.back();
     if (slot->known) {
       const Proven proven = leaf->proven();
@@ -174,7 +183,7 @@ void Search::EvaluateAndBackup(RunStats* stats) {
              slot->proven_now, stats);
       continue;
     }
-    const nn::Evaluation& eval = evaluations_[evaluated++];
+    const nn::Evaluation& eval = worker->evaluations[evaluated++];
     Expand(leaf, slot->legal, eval.priors);
     if (!slot->allows_win.empty()) {
       AddLostChildren(leaf, slot->state.get(), slot->allows_win);
@@ -184,8 +193,10 @@ void Search::EvaluateAndBackup(RunStats* stats) {
     Backup(slot->path, double(eval.wdl[0]) - eval.wdl[2], eval.wdl[1],
            leaf->side_to_move, false, stats);
   }
-  num_pending_ = 0;
-  pending_bytes_ = 0;
+  pending_playouts_ -= worker->num_pending;
+  pending_bytes_ -= worker->pending_bytes;
+  worker->num_pending = 0;
+  worker->pending_bytes = 0;
 }
 
 void Search::Expand(Node* node, const MoveList& moves,

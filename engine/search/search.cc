@@ -8,6 +8,7 @@
 #include <cassert>
 #include <chrono>
 #include <cmath>
+#include <system_error>
 #include <thread>
 
 #include "engine/util/strings.h"
@@ -35,7 +36,9 @@ int GumbelBudget(const SearchLimits& limits, uint32_t root_visits,
 
 Search::Search(const SearchParams& params, nn::Evaluator* evaluator,
                const Prover* prover, uint64_t seed)
-    : params_(params), evaluator_(evaluator), prover_(prover), rng_(seed) {}
+    : params_(params), evaluator_(evaluator), prover_(prover), rng_(seed) {
+  workers_.push_back(std::make_unique<Worker>());
+}
 
 Search::~Search() = default;
 
@@ -71,7 +74,9 @@ absl::Status Search::SetPosition(const GameState& start,
   start_state_ = start.Clone();
   moves_from_start_.assign(moves.begin(), moves.end());
   root_state_ = std::move(root_state);
-  for (auto& slot : slots_) slot->in_sync = false;
+  for (auto& worker : workers_) {
+    for (auto& slot : worker->slots) slot->in_sync = false;
+  }
   InitRoot();
   return absl::OkStatus();
 }
@@ -90,8 +95,10 @@ absl::Status Search::Advance(Move move) {
   tree_.Descend(moves);
   root_state_->Play(move);
   moves_from_start_.push_back(move);
-  for (auto& slot : slots_) {
-    if (slot->in_sync) slot->state->Play(move);
+  for (auto& worker : workers_) {
+    for (auto& slot : worker->slots) {
+      if (slot->in_sync) slot->state->Play(move);
+    }
   }
   root_noise_applied_ = false;
   InitRoot();
@@ -168,124 +175,203 @@ bool Search::MemoryFull(uint64_t extra_bytes) const {
          cap;
 }
 
+// What the threads of one Run share, guarded by mutex_.
+struct Search::RunControl {
+  SearchLimits limits;
+  bool limited = false;
+  const std::atomic<bool>* stop = nullptr;
+  const ProgressCallback* progress = nullptr;
+  Clock::time_point start;
+  Clock::time_point last_progress;
+  bool unlocked_evaluation = false;  // several threads
+  bool done = false;                 // a thread ended the Run for all
+  StopReason reason = StopReason::kStopped;
+  uint64_t playouts = 0;             // backed up in this Run, all threads
+};
+
 SearchResult Search::Run(const SearchLimits& limits,
                          const ProgressCallback& progress,
                          const std::atomic<bool>* stop) {
-  const Clock::time_point start = Clock::now();
-  Clock::time_point last_progress = start;
-  RunStats stats;
-  StopReason reason = StopReason::kStopped;
-  memory_full_ = false;
   Node* const root = tree_.root();
   assert(root != nullptr && "Run needs SetPosition first");
   if (root == nullptr) return {};
-  const bool limited =
+  RunControl control;
+  control.limits = limits;
+  control.limited =
       !limits.infinite &&
       (limits.visits > 0 || limits.nodes > 0 || limits.time_ms > 0);
+  control.stop = stop;
+  control.progress = &progress;
+  control.start = Clock::now();
+  control.last_progress = control.start;
+  memory_full_ = false;
   gumbel_root_.Reset();
   gumbel_budget_ = GumbelBudget(limits, root->n, params_.gumbel_budget);
-  auto fill_stats = [&](SearchResult* r) {
-    r->playouts = stats.playouts;
-    r->evaluations = stats.evaluations;
-    r->batches = stats.batches;
-    r->eval_seconds = stats.eval_seconds;
-    r->elapsed_seconds = SecondsSince(start);
-    r->playouts_per_second =
-        r->elapsed_seconds > 0 ? stats.playouts / r->elapsed_seconds : 0;
-    r->average_depth =
-        stats.playouts > 0 ? double(stats.depth_sum) / stats.playouts : 0;
-    r->max_depth = stats.max_depth;
-  };
-
-  for (;;) {
-    if (root->terminal) {
-      reason = StopReason::kGameOver;
-      break;
-    }
-    ApplyRootNoise();
-    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
-      reason = StopReason::kStopped;
-      break;
-    }
-    if (root->proven() != Proven::kNone) {
-      reason = StopReason::kProven;
-      break;
-    }
-    if (memory_full_) {
-      reason = StopReason::kMemory;
-      break;
-    }
-    uint64_t budget = MinibatchBudget(root->n);
-    if (limited) {
-      if (limits.visits > 0) {
-        if (root->n >= limits.visits) {
-          reason = StopReason::kVisits;
-          break;
-        }
-        budget = std::min<uint64_t>(budget, limits.visits - root->n);
-      }
-      if (limits.nodes > 0) {
-        if (stats.playouts >= limits.nodes) {
-          reason = StopReason::kNodes;
-          break;
-        }
-        budget = std::min<uint64_t>(budget, limits.nodes - stats.playouts);
-      }
-      if (limits.time_ms > 0 &&
-          SecondsSince(start) * 1000 >= static_cast<double>(limits.time_ms)) {
-        reason = StopReason::kTime;
-        break;
-      }
-    }
-    GatherMinibatch(static_cast<int>(budget));
-    EvaluateAndBackup(&stats);
-    CancelCollisions();
-    if (progress &&
-        Clock::now() - last_progress >=
-            std::chrono::milliseconds(limits.progress_interval_ms)) {
-      last_progress = Clock::now();
-      SearchResult snapshot = BuildResult();
-      fill_stats(&snapshot);
-      progress(snapshot);
-    }
+  const size_t threads =
+      static_cast<size_t>(std::max(params_.search_threads, 1));
+  while (workers_.size() < threads) {
+    workers_.push_back(std::make_unique<Worker>());
   }
+  for (auto& worker : workers_) worker->stats = RunStats();
+  control.unlocked_evaluation = threads > 1;
+
+  std::vector<std::thread> helpers;
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (size_t i = 1; i < threads; ++i) {
+      Worker* worker = workers_[i].get();
+      try {
+        helpers.emplace_back([this, worker, &control] {
+          std::unique_lock<std::mutex> helper_lock(mutex_);
+          RunWorker(worker, &control, &helper_lock);
+        });
+      } catch (const std::system_error&) {
+        break;  // no more threads to be had: search with those running
+      }
+    }
+    RunWorker(workers_[0].get(), &control, &lock);
+  }
+  for (std::thread& helper : helpers) helper.join();
+  if (!control.done) {
+    // Every thread left because the leaves in flight reached a limit.
+    control.reason = limits.visits > 0 && root->n >= limits.visits
+                         ? StopReason::kVisits
+                         : StopReason::kNodes;
+  }
+
   // An infinite search answers only when told to stop, even if it has
   // nothing left to learn.
-  if (!limited && stop != nullptr) {
+  if (!control.limited && stop != nullptr) {
     while (!stop->load(std::memory_order_relaxed)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
+  RunStats stats;
+  for (const auto& worker : workers_) stats.Add(worker->stats);
   SearchResult result = BuildResult();
-  fill_stats(&result);
-  result.stop_reason = reason;
+  FillRunStats(stats, control.start, &result);
+  result.stop_reason = control.reason;
   return result;
 }
 
-int Search::GatherMinibatch(int budget) {
-  num_pending_ = 0;
-  pending_bytes_ = 0;
-  collisions_ = 0;
-  collided_.clear();
+void Search::RunWorker(Worker* worker, RunControl* control,
+                       std::unique_lock<std::mutex>* lock) {
+  Node* const root = tree_.root();
+  const SearchLimits& limits = control->limits;
+  // Ends the Run for every thread.
+  auto end_run = [control](StopReason reason) {
+    if (!control->done) control->reason = reason;
+    control->done = true;
+  };
+  while (!control->done) {
+    if (root->terminal) {
+      end_run(StopReason::kGameOver);
+      break;
+    }
+    ApplyRootNoise();
+    if (control->stop != nullptr &&
+        control->stop->load(std::memory_order_relaxed)) {
+      end_run(StopReason::kStopped);
+      break;
+    }
+    if (root->proven() != Proven::kNone) {
+      end_run(StopReason::kProven);
+      break;
+    }
+    if (memory_full_) {
+      end_run(StopReason::kMemory);
+      break;
+    }
+    uint64_t budget = MinibatchBudget(root->n);
+    if (control->limited) {
+      // Leaves other threads are evaluating count as started.
+      if (limits.visits > 0) {
+        if (root->n >= limits.visits) {
+          end_run(StopReason::kVisits);
+          break;
+        }
+        const uint64_t started = root->n + pending_playouts_;
+        // The other threads' pending leaves reach the limit.
+        if (started >= limits.visits) break;
+        budget = std::min<uint64_t>(budget, limits.visits - started);
+      }
+      if (limits.nodes > 0) {
+        if (control->playouts >= limits.nodes) {
+          end_run(StopReason::kNodes);
+          break;
+        }
+        const uint64_t started = control->playouts + pending_playouts_;
+        if (started >= limits.nodes) break;
+        budget = std::min<uint64_t>(budget, limits.nodes - started);
+      }
+      if (limits.time_ms > 0 && SecondsSince(control->start) * 1000 >=
+                                    static_cast<double>(limits.time_ms)) {
+        end_run(StopReason::kTime);
+        break;
+      }
+    }
+    GatherMinibatch(worker, static_cast<int>(budget));
+    if (control->unlocked_evaluation) {
+      lock->unlock();
+      EvaluateBatch(worker);
+      lock->lock();
+    } else {
+      EvaluateBatch(worker);
+    }
+    const uint64_t before = worker->stats.playouts;
+    BackupBatch(worker);
+    control->playouts += worker->stats.playouts - before;
+    CancelCollisions(worker);
+    if (worker == workers_[0].get() && *control->progress &&
+        Clock::now() - control->last_progress >=
+            std::chrono::milliseconds(limits.progress_interval_ms)) {
+      control->last_progress = Clock::now();
+      RunStats stats;
+      for (const auto& w : workers_) stats.Add(w->stats);
+      SearchResult snapshot = BuildResult();
+      FillRunStats(stats, control->start, &snapshot);
+      (*control->progress)(snapshot);
+    }
+  }
+}
+
+void Search::FillRunStats(const RunStats& stats, Clock::time_point start,
+                          SearchResult* r) {
+  r->playouts = stats.playouts;
+  r->evaluations = stats.evaluations;
+  r->batches = stats.batches;
+  r->eval_seconds = stats.eval_seconds;
+  r->elapsed_seconds = SecondsSince(start);
+  r->playouts_per_second =
+      r->elapsed_seconds > 0 ? stats.playouts / r->elapsed_seconds : 0;
+  r->average_depth =
+      stats.playouts > 0 ? double(stats.depth_sum) / stats.playouts : 0;
+  r->max_depth = stats.max_depth;
+}
+
+int Search::GatherMinibatch(Worker* worker, int budget) {
+  worker->num_pending = 0;
+  worker->pending_bytes = 0;
+  worker->collisions = 0;
+  worker->collided.clear();
   int done = 0;
   while (done < budget) {
-    if (num_pending_ == static_cast<int>(slots_.size())) {
-      slots_.push_back(std::make_unique<Slot>());
+    if (worker->num_pending == static_cast<int>(worker->slots.size())) {
+      worker->slots.push_back(std::make_unique<Slot>());
     }
-    Slot* slot = slots_[num_pending_].get();
-    switch (PickLeaf(slot)) {
+    Slot* slot = worker->slots[worker->num_pending].get();
+    switch (PickLeaf(worker, slot)) {
       case Pick::kLeaf:
-        ++num_pending_;
-        ++done;
-        break;
       case Pick::kKnown:
-        ++num_pending_;
+        ++worker->num_pending;
+        ++pending_playouts_;
         ++done;
         break;
       case Pick::kCollision:
         // At the root (its own first evaluation pending) nothing else can
         // be found; elsewhere give the virtual loss a few chances.
-        if (slot->path.empty() || ++collisions_ > params_.max_collisions) {
+        if (slot->path.empty() ||
+            ++worker->collisions > params_.max_collisions) {
           return done;
         }
         break;

@@ -18,9 +18,11 @@
 #define VOLKHV_ENGINE_SEARCH_SEARCH_H_
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <utility>
 #include <vector>
@@ -44,9 +46,13 @@ using ProgressCallback = std::function<void(const SearchResult&)>;
 // one thread at a time calls its methods (each says so below). A running
 // Run is stopped from any thread through its stop flag. Any number of
 // Searches on different threads may share one Evaluator (which is
-// thread-safe). One Search runs on one thread; with a fixed seed it is
-// deterministic (time limits aside). Parallelism comes from many Searches
-// (self-play games, analysis queries) filling the evaluator's batches.
+// thread-safe). With SearchParams::search_threads 1 (the default) Run grows
+// the tree on the calling thread and, with a fixed seed, is deterministic
+// (time limits aside). With N > 1, Run starts N - 1 more threads that grow
+// the same tree (lc0's scheme): each gathers a minibatch under one lock,
+// with virtual loss steering the threads apart, evaluates it without the
+// lock (so one thread selects while another waits for the network), and
+// backs it up under the lock; the result then depends on thread timing.
 class Search {
  public:
   // ---- Life cycle and Run: search.cc ----
@@ -145,6 +151,8 @@ class Search {
  private:
   struct Slot;      // one leaf of a minibatch (search_internal.h)
   struct RunStats;  // counters of one Run (search_internal.h)
+  struct Worker;    // one search thread's minibatch (search_internal.h)
+  struct RunControl;  // what the threads of one Run share (search.cc)
   // What the prover showed at a new leaf (leaf_extension.cc).
   struct Tactics {
     // A move that wins (null: none), and in how many plies its child is
@@ -163,9 +171,19 @@ class Search {
 
   void InitRoot();
   void ApplyRootNoise();
-  // Fills slots_ with up to `budget` leaves, terminal and proven ones
-  // included (they need no evaluation). Returns the playouts started.
-  int GatherMinibatch(int budget);
+  // The loop of one search thread in Run: gather, evaluate (unlocked when
+  // several threads run), back up, until a limit or another thread ends the
+  // Run. Called with mutex_ held by `lock`; returns with it held.
+  void RunWorker(Worker* worker, RunControl* control,
+                 std::unique_lock<std::mutex>* lock);
+  // The Run's counters in `r`.
+  static void FillRunStats(const RunStats& stats,
+                           std::chrono::steady_clock::time_point start,
+                           SearchResult* r);
+  // Fills the worker's slots with up to `budget` leaves, terminal and
+  // proven ones included (they need no evaluation). Returns the playouts
+  // started.
+  int GatherMinibatch(Worker* worker, int budget);
   // Leaves to gather next: minibatch_size, or fewer while the tree is small
   // (minibatch_root_fraction of the root's visits, at least 1).
   uint64_t MinibatchBudget(uint32_t root_visits) const;
@@ -181,7 +199,7 @@ class Search {
   // Descends from the root into `slot` (path and moves, one in-flight visit
   // on each node) until a proven node, a new leaf (handed to ExtendLeaf), a
   // collision or the memory cap.
-  Pick PickLeaf(Slot* slot);
+  Pick PickLeaf(Worker* worker, Slot* slot);
   // The child edge of the visited, unproven `node` with the highest PUCT
   // score (virtual loss counted; children owed forced playouts first at the
   // root; unvisited children at the first-play urgency).
@@ -197,8 +215,9 @@ class Search {
                           double visited_policy) const;
   // Takes back the in-flight visits of `slot`'s path.
   void ReleasePath(const Slot& slot);
-  // Takes back the in-flight visits that collisions left (after a batch).
-  void CancelCollisions();
+  // Takes back the in-flight visits that the worker's collisions left
+  // (after its batch).
+  void CancelCollisions(Worker* worker);
 
   // ---- Leaf extension: leaf_extension.cc ----
 
@@ -207,7 +226,7 @@ class Search {
   // (expanded as proven, kKnown), one over the memory cap (kMemoryFull), or
   // a leaf to evaluate (kLeaf: its state stays at the leaf, its legal moves
   // in the slot).
-  Pick ExtendLeaf(Slot* slot, Node* node);
+  Pick ExtendLeaf(Worker* worker, Slot* slot, Node* node);
   // The slot's state, played from the root to its leaf.
   GameState* PlayToLeaf(Slot* slot);
   // Takes the slot's state back to the root.
@@ -219,9 +238,12 @@ class Search {
   // Asks the prover (if any, as far as the parameters allow) about the leaf
   // `state` whose legal moves are in `slot`; fills slot->allows_win.
   Tactics ProbeTactics(const GameState& state, Slot* slot) const;
-  // Evaluates the pending leaves in one batch, expands them and backs every
-  // pending leaf up (proven ones with their exact values).
-  void EvaluateAndBackup(RunStats* stats);
+  // Evaluates the worker's pending leaves (not the proven ones) in one
+  // Evaluator call. Reads only the worker's slots: runs without mutex_.
+  void EvaluateBatch(Worker* worker);
+  // Expands the worker's evaluated leaves and backs every pending leaf up
+  // (proven ones with their exact values); the minibatch is then empty.
+  void BackupBatch(Worker* worker);
   void Expand(Node* node, const MoveList& moves,
               const std::vector<float>& priors);
   // Expands `node` (the position of `state`, whose `legal` moves include
@@ -279,14 +301,13 @@ class Search {
   int gumbel_budget_ = 0;
   bool memory_full_ = false;
 
-  // Per-leaf working memory, reused from minibatch to minibatch.
-  std::vector<std::unique_ptr<Slot>> slots_;
-  int num_pending_ = 0;
-  uint64_t pending_bytes_ = 0;   // edge bytes the pending leaves will take
-  std::vector<Node*> collided_;  // nodes whose in_flight a collision raised
-  int collisions_ = 0;
-  std::vector<nn::EvalRequest> requests_;
-  std::vector<nn::Evaluation> evaluations_;
+  // One per search thread (workers_[0] runs on Run's caller), kept from Run
+  // to Run. During a Run with several threads, mutex_ guards the tree, the
+  // fields above and the workers (except as Worker says).
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::mutex mutex_;
+  uint64_t pending_bytes_ = 0;     // all workers' pending_bytes
+  uint64_t pending_playouts_ = 0;  // all workers' pending leaves
 };
 
 }  // namespace volkhv::search

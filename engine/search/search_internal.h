@@ -96,6 +96,31 @@ struct Search::RunStats {
     depth_sum += depth;
     max_depth = std::max(max_depth, depth);
   }
+  void Add(const RunStats& other) {
+    playouts += other.playouts;
+    evaluations += other.evaluations;
+    batches += other.batches;
+    eval_seconds += other.eval_seconds;
+    depth_sum += other.depth_sum;
+    max_depth = std::max(max_depth, other.max_depth);
+  }
+};
+
+// One search thread's working memory, reused from minibatch to minibatch:
+// the leaves of its minibatch and its counters. Guarded by Search::mutex_,
+// except that its own thread reads the pending slots' states and writes
+// `requests`, `evaluations` and `eval_seconds` while it evaluates them
+// unlocked (no other thread touches a worker's slots or those fields).
+struct Search::Worker {
+  std::vector<std::unique_ptr<Slot>> slots;
+  int num_pending = 0;           // slots[0, num_pending) are this minibatch
+  uint64_t pending_bytes = 0;    // edge bytes its pending leaves will take
+  std::vector<Node*> collided;   // nodes whose in_flight a collision raised
+  int collisions = 0;
+  std::vector<nn::EvalRequest> requests;
+  std::vector<nn::Evaluation> evaluations;
+  double eval_seconds = 0;       // the pending minibatch's Evaluate call
+  RunStats stats;                // this Run's, up to the last backup
 };
 
 }  // namespace volkhv::search

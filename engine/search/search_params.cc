@@ -99,6 +99,9 @@ const Row kRows[] = {
      "an in-flight visit counts as this many losses while pending"},
     {"ram_limit_mb", &SearchParams::ram_limit_mb, 0, 0, 1 << 24,
      "tree memory cap in MiB (0 = none); the search returns when reached"},
+    {"search_threads", &SearchParams::search_threads, 1, 1, 256,
+     "threads growing one tree (virtual loss, one lock; more than 1 is not "
+     "deterministic)"},
 };
 
 std::string FormatNumber(double value) {

@@ -110,6 +110,9 @@ struct SearchParams {
   // Tree memory cap in MiB (nodes and edges); 0 = none. When reached the
   // tree stops growing and the search returns.
   double ram_limit_mb;
+  // Threads that grow one tree in Search::Run (search.h says how); 1: the
+  // calling thread alone, deterministic with a fixed seed.
+  int search_threads;
 };
 
 // One row of the table: what a front end needs to show and set an option.

@@ -17,7 +17,7 @@ constexpr double kForcedScore = 1e20;
 
 }  // namespace
 
-Search::Pick Search::PickLeaf(Slot* slot) {
+Search::Pick Search::PickLeaf(Worker* worker, Slot* slot) {
   slot->path.clear();
   slot->moves.clear();
   slot->known = false;
@@ -28,7 +28,8 @@ Search::Pick Search::PickLeaf(Slot* slot) {
       // Already waiting for its evaluation: keep the in-flight counts of
       // the path (they steer the next selections elsewhere) until the
       // minibatch is backed up.
-      collided_.insert(collided_.end(), slot->path.begin(), slot->path.end());
+      worker->collided.insert(worker->collided.end(), slot->path.begin(),
+                              slot->path.end());
       return Pick::kCollision;
     }
     slot->path.push_back(node);
@@ -37,7 +38,7 @@ Search::Pick Search::PickLeaf(Slot* slot) {
       slot->known = true;
       return Pick::kKnown;
     }
-    if (node->n == 0) return ExtendLeaf(slot, node);  // a new leaf
+    if (node->n == 0) return ExtendLeaf(worker, slot, node);  // a new leaf
     const bool is_root = node == tree_.root();
     Edge* best = params_.gumbel ? SelectGumbel(node, is_root)
                                 : SelectPuct(node, is_root);
@@ -151,9 +152,9 @@ void Search::ReleasePath(const Slot& slot) {
   for (Node* n : slot.path) --n->in_flight;
 }
 
-void Search::CancelCollisions() {
-  for (Node* node : collided_) --node->in_flight;
-  collided_.clear();
+void Search::CancelCollisions(Worker* worker) {
+  for (Node* node : worker->collided) --node->in_flight;
+  worker->collided.clear();
 }
 
 }  // namespace volkhv::search

@@ -1,0 +1,41 @@
+// Checks of a search tree's bookkeeping shared by the search suites.
+#ifndef VOLKHV_TESTS_TREE_CHECKS_H_
+#define VOLKHV_TESTS_TREE_CHECKS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/search/node.h"
+#include "gtest/gtest.h"
+
+namespace volkhv::testing {
+
+// Checks the tree's bookkeeping everywhere (no recursion): no visit left in
+// flight, and each expanded unproven node's children hold n - 1 visits.
+inline void ExpectConsistentTree(const search::Node* root) {
+  std::vector<const search::Node*> stack = {root};
+  int checked = 0;
+  while (!stack.empty()) {
+    const search::Node* node = stack.back();
+    stack.pop_back();
+    ASSERT_EQ(node->in_flight, 0u);
+    uint64_t child_visits = 0;
+    for (const search::Edge& edge : node->children()) {
+      if (edge.child == nullptr) continue;
+      child_visits += edge.child->n;
+      stack.push_back(edge.child);
+    }
+    if (node->expanded() && node->proven() == search::Proven::kNone) {
+      ASSERT_EQ(child_visits, node->n - 1);
+      ++checked;
+    }
+    if (node->n > 0) {
+      ASSERT_TRUE(node->expanded() || node->terminal);
+    }
+  }
+  EXPECT_GT(checked, 0);
+}
+
+}  // namespace volkhv::testing
+
+#endif  // VOLKHV_TESTS_TREE_CHECKS_H_
