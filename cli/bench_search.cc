@@ -1,4 +1,5 @@
-// `volkhv bench search`: MCTS playouts per second on one thread, and the
+// `volkhv bench search`: MCTS playouts per second (on --search-threads
+// threads, 1 by default), the tree's bytes per node, and the
 // share of wall time spent inside the evaluator, with the uniform evaluator
 // (pure search overhead, --net random) or a network (--net auto or FILE).
 #include <algorithm>
@@ -37,15 +38,18 @@ void BenchWith(const GameState& state, nn::Evaluator* evaluator,
         std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                       release_start)
             .count();
+    // With several search threads their evaluator time adds up (past 100%).
     const double eval_share =
         r.elapsed_seconds > 0 ? 100 * r.eval_seconds / r.elapsed_seconds : 0;
     std::cout << absl::StrFormat(
         "run %d: %d playouts in %.2f s = %.0f playouts/s; tree %d nodes, "
-        "%.1f MiB; depth %.1f avg, %d max; %s evaluator %.1f%% of wall time "
+        "%.1f MiB (%.0f bytes/node); depth %.1f avg, %d max; %s evaluator %.1f%% of wall time "
         "(%d calls, %.1f positions each); stop: %s; freeing the tree took "
         "%.2f s (%.0f ns/node)\n",
         run + 1, r.playouts, r.elapsed_seconds, r.playouts_per_second,
-        r.tree_nodes, r.tree_bytes / 1048576.0, r.average_depth, r.max_depth,
+        r.tree_nodes, r.tree_bytes / 1048576.0,
+        r.tree_nodes > 0 ? double(r.tree_bytes) / r.tree_nodes : 0.0,
+        r.average_depth, r.max_depth,
         evaluator_name, eval_share, r.batches,
         r.batches > 0 ? double(r.evaluations) / r.batches : 0.0,
         search::StopReasonName(r.stop_reason), release_seconds,
@@ -53,9 +57,10 @@ void BenchWith(const GameState& state, nn::Evaluator* evaluator,
   }
   std::sort(rates.begin(), rates.end());
   std::cout << absl::StrFormat(
-      "%s evaluator, minibatch %d, 1 thread: median %.0f playouts/s "
-      "(min %.0f, max %.0f, %d runs)\n",
-      evaluator_name, params.minibatch_size, rates[rates.size() / 2],
+      "%s evaluator, minibatch %d, %d search thread%s: median %.0f "
+      "playouts/s (min %.0f, max %.0f, %d runs)\n",
+      evaluator_name, params.minibatch_size, params.search_threads,
+      params.search_threads == 1 ? "" : "s", rates[rates.size() / 2],
       rates.front(), rates.back(), runs);
 }
 
@@ -73,6 +78,8 @@ int BenchSearch(const std::vector<std::string>& args) {
                    "(default: the search default)"});
   specs.push_back({"runs", "N", "1", "runs; the median counts"});
   specs.push_back({"ram-mb", "MB", "", "tree memory cap in MiB"});
+  specs.push_back({"search-threads", "N", "",
+                   "threads growing the tree (default: 1)"});
   for (OptionSpec& spec : EvaluatorOptionSpecs()) specs.push_back(spec);
   specs.push_back({"help", "", "", "print this help"});
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
@@ -103,7 +110,8 @@ int BenchSearch(const std::vector<std::string>& args) {
   }
   for (const auto& [option, param] :
        {std::pair<std::string, std::string>{"batch", "minibatch_size"},
-        {"ram-mb", "ram_limit_mb"}}) {
+        {"ram-mb", "ram_limit_mb"},
+        {"search-threads", "search_threads"}}) {
     if (!cl->Given(option)) continue;
     const absl::Status status =
         search::SetSearchParam(&params, param, cl->Get(option));

@@ -1132,7 +1132,7 @@ TEST(BenchSearchTest, ReportsPlayoutsAndEvaluatorShare) {
       << out;
   EXPECT_NE(out.find("run 1: 3000 playouts in"), std::string::npos) << out;
   EXPECT_NE(out.find("run 2: 3000 playouts in"), std::string::npos) << out;
-  EXPECT_NE(out.find("uniform evaluator, minibatch 8, 1 thread: median"),
+  EXPECT_NE(out.find("uniform evaluator, minibatch 8, 1 search thread: median"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("% of wall time"), std::string::npos) << out;
