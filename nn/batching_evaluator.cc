@@ -200,7 +200,7 @@ void BatchingEvaluator::Deliver(Batch& batch, const float* policy,
   }
 }
 
-BatchStats BatchingEvaluator::Stats() const {
+std::optional<EvaluatorStats> BatchingEvaluator::Stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;
 }

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -28,17 +29,6 @@ struct BatchingOptions {
   int cache_entries = 1 << 18;  // 0 disables the cache
 };
 
-struct BatchStats {
-  int64_t batches = 0;
-  int64_t positions = 0;  // sent to the backend
-  int64_t cache_hits = 0;
-  int64_t max_batch = 0;
-  double backend_seconds = 0;  // inside Backend::Compute
-  double AverageBatch() const {
-    return batches ? static_cast<double>(positions) / batches : 0;
-  }
-};
-
 class BatchingEvaluator final : public Evaluator {
  public:
   // Starts the worker thread. The encoder must match the backend's shapes.
@@ -52,8 +42,10 @@ class BatchingEvaluator final : public Evaluator {
   void Evaluate(std::span<const EvalRequest> requests,
                 std::span<Evaluation> results) override;
 
-  // Thread-safe snapshot.
-  BatchStats Stats() const;
+  // Always set: batches and positions are the backend's calls and the
+  // positions sent to it, backend_seconds the time inside Backend::Compute,
+  // cache_hits the requests the NN cache answered. Thread-safe snapshot.
+  std::optional<EvaluatorStats> Stats() const override;
   // Thread-safe.
   const Encoder& encoder() const { return *encoder_; }
 
@@ -90,7 +82,7 @@ class BatchingEvaluator final : public Evaluator {
   std::condition_variable slot_filled_;
   std::unique_ptr<Batch> pending_;  // being filled by callers
   std::unique_ptr<Batch> spare_;    // reused by the worker
-  BatchStats stats_;
+  EvaluatorStats stats_;
   bool stopping_ = false;
   std::thread worker_;
 };

@@ -3,6 +3,8 @@
 #ifndef VOLKHV_NN_EVALUATOR_H_
 #define VOLKHV_NN_EVALUATOR_H_
 
+#include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -23,15 +25,33 @@ struct EvalRequest {
   const MoveList* legal_moves = nullptr;  // non-empty
 };
 
-// Thread-safe: any number of threads may call Evaluate concurrently; a
-// batching implementation merges their requests into network batches. The
-// pointed-to states and move lists must stay valid until Evaluate returns.
+// What an evaluator has done since it was made (counters only grow): the
+// network calls behind a batching evaluator (nn/batching_evaluator.h).
+struct EvaluatorStats {
+  int64_t batches = 0;    // network calls
+  int64_t positions = 0;  // sent to the network (cache misses)
+  int64_t cache_hits = 0;
+  int64_t max_batch = 0;       // the largest batch so far
+  double backend_seconds = 0;  // inside the network (wall time)
+  double AverageBatch() const {
+    return batches ? static_cast<double>(positions) / batches : 0;
+  }
+};
+
+// Thread-safe: any number of threads may call Evaluate and Stats
+// concurrently; a batching implementation merges their requests into
+// network batches. The pointed-to states and move lists must stay valid
+// until Evaluate returns.
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
   // Fills results[i] for requests[i]; blocks until all are done.
   virtual void Evaluate(std::span<const EvalRequest> requests,
                         std::span<Evaluation> results) = 0;
+  // A snapshot of the evaluator's counters; nullopt (this default) for an
+  // evaluator that keeps none (no network behind it, e.g. UniformEvaluator).
+  // Thread-safe, also while Evaluate runs on other threads.
+  virtual std::optional<EvaluatorStats> Stats() const { return std::nullopt; }
 };
 
 // Uniform priors and an uninformative value (W = D = L = 1/3): the search is

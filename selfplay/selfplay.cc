@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <system_error>
 #include <thread>
@@ -21,7 +22,6 @@
 #include "engine/util/random.h"
 #include "engine/util/strings.h"
 #include "engine/util/time.h"
-#include "nn/batching_evaluator.h"
 #include "nn/weights_file.h"
 #include "selfplay/selfplay_config.h"
 
@@ -268,9 +268,8 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
     std::random_device device;
     base_seed = (uint64_t{device()} << 32) ^ device();
   }
-  auto* batching = dynamic_cast<nn::BatchingEvaluator*>(evaluator);
-  const nn::BatchStats batch_start =
-      batching != nullptr ? batching->Stats() : nn::BatchStats{};
+  // The evaluator's counters at the start: this run reports its share.
+  const std::optional<nn::EvaluatorStats> network_start = evaluator->Stats();
   const Clock::time_point start_time = Clock::now();
   const int total = config.games();
   const Prover* prover = GameProver(game);
@@ -386,13 +385,16 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
     s.playouts = counters.playouts.load();
     s.wall_seconds =
         std::chrono::duration<double>(Clock::now() - start_time).count();
-    if (batching != nullptr) {
-      const nn::BatchStats now = batching->Stats();
-      s.has_network_stats = true;
-      s.batches = now.batches - batch_start.batches;
-      s.network_positions = now.positions - batch_start.positions;
-      s.cache_hits = now.cache_hits - batch_start.cache_hits;
-      s.network_seconds = now.backend_seconds - batch_start.backend_seconds;
+    if (network_start.has_value()) {
+      const std::optional<nn::EvaluatorStats> now = evaluator->Stats();
+      s.has_network_stats = now.has_value();
+      if (now.has_value()) {
+        s.batches = now->batches - network_start->batches;
+        s.network_positions = now->positions - network_start->positions;
+        s.cache_hits = now->cache_hits - network_start->cache_hits;
+        s.network_seconds =
+            now->backend_seconds - network_start->backend_seconds;
+      }
     }
     return s;
   };

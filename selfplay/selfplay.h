@@ -97,8 +97,8 @@ struct SelfplayStats {
   uint64_t evaluations = 0;  // positions requested by the searches
   uint64_t playouts = 0;
   double wall_seconds = 0;
-  // From a BatchingEvaluator (this run's share of its counters); absent
-  // for other evaluators (`random`).
+  // From the evaluator's Stats() (this run's share of its counters, e.g. a
+  // BatchingEvaluator's); absent for evaluators that keep none (`random`).
   bool has_network_stats = false;
   int64_t batches = 0;
   int64_t network_positions = 0;  // sent to the network (cache misses)

@@ -1,10 +1,13 @@
 // The batching evaluator: concurrent callers get exactly what one-at-a-time
 // evaluation gives; batches form; the cache answers repeats; priors over
-// legal moves are a proper distribution with shared indices split.
+// legal moves are a proper distribution with shared indices split; Stats()
+// counts what was evaluated.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "engine/games/games.h"
 #include "gtest/gtest.h"
@@ -142,9 +145,10 @@ TEST(BatchingEvaluatorTest, ConcurrentCallersGetOneAtATimeResults) {
     shared_positions +=
         std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
   }
-  const BatchStats stats = evaluator.Stats();
-  EXPECT_EQ(stats.positions, 400);
-  EXPECT_GT(stats.AverageBatch(), 1.0);
+  const std::optional<EvaluatorStats> stats = evaluator.Stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->positions, 400);
+  EXPECT_GT(stats->AverageBatch(), 1.0);
   EXPECT_GT(shared_positions, 0);  // the split path was exercised
 }
 
@@ -168,9 +172,10 @@ TEST(BatchingEvaluatorTest, SixtyFourProducersFillBatches) {
     });
   }
   for (std::thread& t : threads) t.join();
-  const BatchStats stats = evaluator.Stats();
-  EXPECT_EQ(stats.positions, 64 * 20);
-  EXPECT_GE(stats.AverageBatch(), 48.0);
+  const std::optional<EvaluatorStats> stats = evaluator.Stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->positions, 64 * 20);
+  EXPECT_GE(stats->AverageBatch(), 48.0);
 }
 
 TEST(BatchingEvaluatorTest, CacheAnswersRepeats) {
@@ -184,9 +189,48 @@ TEST(BatchingEvaluatorTest, CacheAnswersRepeats) {
   evaluator.Evaluate({&request, 1}, {&first, 1});
   evaluator.Evaluate({&request, 1}, {&second, 1});
   EXPECT_EQ(first.priors, second.priors);
-  const BatchStats stats = evaluator.Stats();
-  EXPECT_EQ(stats.positions, 1);
-  EXPECT_EQ(stats.cache_hits, 1);
+  const std::optional<EvaluatorStats> stats = evaluator.Stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->positions, 1);
+  EXPECT_EQ(stats->cache_hits, 1);
+}
+
+// Evaluator::Stats through the interface: a batching evaluator counts what
+// it has evaluated (from zero, growing call by call); the uniform evaluator
+// keeps no statistics.
+TEST(EvaluatorStatsTest, BatchingCountsPositionsUniformHasNone) {
+  const auto states = TavreliPositions(5, 3);
+  std::vector<int> batch_sizes;
+  BatchingEvaluator batching(std::make_unique<FakeBackend>(0, &batch_sizes),
+                             std::make_unique<HashEncoder>(), {8, 100, 0});
+  const Evaluator& as_evaluator = batching;
+  std::optional<EvaluatorStats> stats = as_evaluator.Stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->positions, 0);
+  EXPECT_EQ(stats->batches, 0);
+  std::vector<MoveList> moves(states.size());
+  std::vector<EvalRequest> requests;
+  for (size_t i = 0; i < states.size(); ++i) {
+    states[i]->LegalMoves(&moves[i]);
+    requests.push_back({states[i].get(), &moves[i]});
+  }
+  std::vector<Evaluation> out(requests.size());
+  batching.Evaluate({requests.data(), 2}, {out.data(), 2});
+  stats = as_evaluator.Stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->positions, 2);
+  batching.Evaluate({requests.data() + 2, 3}, {out.data() + 2, 3});
+  stats = as_evaluator.Stats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->positions, 5);
+  EXPECT_EQ(stats->cache_hits, 0);  // the cache is off
+  EXPECT_EQ(stats->batches, static_cast<int64_t>(batch_sizes.size()));
+  EXPECT_EQ(stats->max_batch,
+            *std::max_element(batch_sizes.begin(), batch_sizes.end()));
+
+  UniformEvaluator uniform;
+  uniform.Evaluate({requests.data(), 5}, {out.data(), 5});
+  EXPECT_FALSE(static_cast<const Evaluator&>(uniform).Stats().has_value());
 }
 
 TEST(NnCacheTest, EvictsOldestAndChecksMoveCount) {

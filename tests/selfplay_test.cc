@@ -607,8 +607,9 @@ TEST(SelfplayRunTest, TinyNetGamesReplayAndAddUp) {
     config.set_max_plies(60);
     config.set_games_per_file(3);
     RunAndCheck(config, game, evaluator.get(), FreshPath(Cat("net_", game)), 0);
-    const nn::BatchStats batch = evaluator->Stats();
-    EXPECT_GT(batch.batches, 0);
+    const std::optional<nn::EvaluatorStats> batch = evaluator->Stats();
+    ASSERT_TRUE(batch.has_value());
+    EXPECT_GT(batch->batches, 0);
   }
 }
 
