@@ -1,13 +1,18 @@
 // What the search asks of the network: priors over the legal moves and a WDL
-// value for positions. The search knows nothing else of networks.
+// value for positions. The search knows nothing else of networks. Also the
+// one type of factory through which libraries get evaluators.
 #ifndef VOLKHV_NN_EVALUATOR_H_
 #define VOLKHV_NN_EVALUATOR_H_
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "engine/game/game.h"
 
 namespace volkhv::nn {
@@ -53,6 +58,20 @@ class Evaluator {
   // Thread-safe, also while Evaluate runs on other threads.
   virtual std::optional<EvaluatorStats> Stats() const { return std::nullopt; }
 };
+
+// Makes the evaluator of `net` for `game`: the one type of factory every
+// library that needs evaluators takes (the protocol engines, player specs,
+// the generation loop, the web API). What `net` may name is the factory's to
+// say; nn::MakeEvaluatorFactory (nn/evaluator_factory.h) takes a weights
+// file, "auto" (the game's bundled net) or "random". The evaluator must be
+// thread-safe and must not refer to `game` (which may go first); it may be
+// shared (a caching factory hands one evaluator to every caller naming its
+// net). Errors name the net or the file at fault. Whether a factory may be
+// called from several threads at once is its maker's to say
+// (nn::MakeEvaluatorFactory's and nn::CachingEvaluatorFactory's may).
+using EvaluatorFactory =
+    std::function<absl::StatusOr<std::shared_ptr<Evaluator>>(
+        const std::string& net, const Game& game)>;
 
 // Uniform priors and an uninformative value (W = D = L = 1/3): the search is
 // testable without a network (`--net random`). Thread-safe.
