@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
-#include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "engine/games/games.h"
 #include "engine/util/parse_number.h"
@@ -21,6 +20,7 @@
 #include "nn/backend.h"
 #include "nn/bundled_net.h"
 #include "nn/eigen_backend.h"
+#include "nn/evaluator_factory.h"
 #include "nn/torch_backend.h"
 #include "nn/weights_file.h"
 
@@ -214,10 +214,10 @@ int BenchNn(const std::vector<std::string>& args) {
                 kExitUsage);
   }
   // What runs: auto resolves as for every other command (the same at
-  // every batch size; cli/evaluator_setup.h).
+  // every batch size; nn/evaluator_factory.h).
   std::string runs_on = backend_name;
   if (runs_on == "auto") {
-    runs_on = cpu && fp32 ? AutoCpuBackend(kernel) : "torch";
+    runs_on = cpu && fp32 ? nn::AutoCpuBackend(kernel) : "torch";
   }
   absl::StatusOr<std::unique_ptr<nn::Backend>> made =
       runs_on == "eigen" ? nn::MakeEigenBackend(*weights, eigen_options)

@@ -14,6 +14,7 @@
 #include "engine/games/games.h"
 #include "engine/search/search.h"
 #include "nn/evaluator.h"
+#include "nn/evaluator_factory.h"
 
 namespace volkhv::cli {
 namespace {
@@ -91,10 +92,11 @@ int BenchSearch(const std::vector<std::string>& args) {
               << OptionsHelp(specs);
     return kExitOk;
   }
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok())
-    return Fail("bench search", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok()) {
+    return Fail("bench search", evaluator_config.status(), kExitUsage);
+  }
   search::SearchParams params;
   search::SearchLimits limits;
   if (cl->Given("visits")) {
@@ -142,13 +144,13 @@ int BenchSearch(const std::vector<std::string>& args) {
             << (cl->Get("position").empty() ? std::string("start position")
                                             : cl->Get("position"))
             << "\n";
-  absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
-      MakeEvaluator(*settings, **game);
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+      nn::MakeEvaluator(*evaluator_config, cl->Get("net"), **game);
   if (!evaluator.ok()) {
     return Fail("bench search", evaluator.status(), kExitInvalidInput);
   }
   BenchWith(**state, evaluator->get(), GameProver(**game),
-            settings->net == "random" ? "uniform" : "network", params, limits,
+            cl->Get("net") == "random" ? "uniform" : "network", params, limits,
             *runs);
   return kExitOk;
 }

@@ -27,6 +27,7 @@
 #include "engine/search/search.h"
 #include "engine/util/strings.h"
 #include "nn/bundled_net.h"
+#include "nn/evaluator_factory.h"
 
 namespace volkhv::cli {
 namespace {
@@ -35,16 +36,6 @@ constexpr int kMaxVisits = 100000000;
 
 void Add(std::vector<OptionSpec>* specs, std::vector<OptionSpec> more) {
   for (OptionSpec& spec : more) specs->push_back(std::move(spec));
-}
-
-// The evaluator factory the protocol engines call: the command line's
-// evaluator settings with the net they ask for.
-protocol::EvaluatorFactory FactoryFor(const EvaluatorSettings& settings) {
-  return [settings](const std::string& net, const Game& game) {
-    EvaluatorSettings s = settings;
-    s.net = net;
-    return MakeEvaluator(s, game);
-  };
 }
 
 absl::StatusOr<uint64_t> Seed(const CommandLine& cl) {
@@ -153,9 +144,10 @@ int RunEngine(const std::vector<std::string>& args) {
   if (!cl) return code;
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail("engine", game.status(), kExitUsage);
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok()) return Fail("engine", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok())
+    return Fail("engine", evaluator_config.status(), kExitUsage);
   absl::StatusOr<uint64_t> seed = Seed(*cl);
   if (!seed.ok()) return Fail("engine", seed.status(), kExitUsage);
 
@@ -163,7 +155,7 @@ int RunEngine(const std::vector<std::string>& args) {
   options.game = cl->Get("game");
   // GameFromCommandLine has checked the options.
   options.game_options = *GameOptionsFromCommandLine(*cl);
-  options.net = settings->net;
+  options.net = cl->Get("net");
   options.seed = *seed;
   if (absl::Status s = search::SetSearchParam(&options.params, "ram_limit_mb",
                                               cl->Get("ram-mb"));
@@ -178,7 +170,8 @@ int RunEngine(const std::vector<std::string>& args) {
   // Replies come from the search thread too: reading stdin must not flush
   // stdout behind the engine's back.
   std::cin.tie(nullptr);
-  protocol::UciEngine engine(options, FactoryFor(*settings), &std::cout);
+  protocol::UciEngine engine(
+      options, nn::MakeEvaluatorFactory(*evaluator_config), &std::cout);
   return engine.Run(std::cin);
 }
 
@@ -206,23 +199,25 @@ int RunAnalysis(const std::vector<std::string>& args) {
       "on stdout",
       args, specs, 0, &code);
   if (!cl) return code;
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok()) return Fail("analysis", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok())
+    return Fail("analysis", evaluator_config.status(), kExitUsage);
   absl::StatusOr<int> threads = cl->GetInt("analysis-threads", 1, 1024);
   if (!threads.ok()) return Fail("analysis", threads.status(), kExitUsage);
   absl::StatusOr<int> visits = cl->GetInt("visits", 1, kMaxVisits);
   if (!visits.ok()) return Fail("analysis", visits.status(), kExitUsage);
   absl::StatusOr<uint64_t> seed = Seed(*cl);
   if (!seed.ok()) return Fail("analysis", seed.status(), kExitUsage);
-  if (settings->net != "random" && settings->net != nn::kAutoNet) {
+  const std::string net = cl->Get("net");
+  if (net != "random" && net != nn::kAutoNet) {
     // Check the net now (with the default game) so that a bad file is a
     // usage error rather than an error answer to every query. (`auto` is
     // the net of each query's game: a missing one is that query's error.)
     absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(DefaultGameName());
     if (game.ok()) {
-      absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
-          MakeEvaluator(*settings, **game);
+      absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+          nn::MakeEvaluator(*evaluator_config, net, **game);
       if (!evaluator.ok() &&
           evaluator.status().code() != absl::StatusCode::kInvalidArgument) {
         return Fail("analysis", evaluator.status(), kExitInvalidInput);
@@ -245,11 +240,12 @@ int RunAnalysis(const std::vector<std::string>& args) {
   options.max_line_bytes = static_cast<size_t>(*max_line);
   options.max_json_depth = *max_depth;
   options.threads = *threads;
-  options.net = settings->net;
+  options.net = net;
   options.default_max_visits = static_cast<uint64_t>(*visits);
   options.seed = *seed;
   std::cin.tie(nullptr);
-  protocol::AnalysisEngine engine(options, FactoryFor(*settings), &std::cout);
+  protocol::AnalysisEngine engine(
+      options, nn::MakeEvaluatorFactory(*evaluator_config), &std::cout);
   if (!engine.status().ok()) {
     return Fail("analysis", engine.status(), kExitInvalidInput);
   }
@@ -276,9 +272,10 @@ int RunPlay(const std::vector<std::string>& args) {
   if (!cl) return code;
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail("play", game.status(), kExitUsage);
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok()) return Fail("play", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok())
+    return Fail("play", evaluator_config.status(), kExitUsage);
   search::SearchLimits limits;
   if (cl->Given("movetime")) {
     absl::StatusOr<int> ms = cl->GetInt("movetime", 1, 86400000);
@@ -303,8 +300,8 @@ int RunPlay(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<GameState>> start =
       StateFromCommandLine(**game, *cl);
   if (!start.ok()) return Fail("play", start.status(), kExitInvalidInput);
-  absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
-      MakeEvaluator(*settings, **game);
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+      nn::MakeEvaluator(*evaluator_config, cl->Get("net"), **game);
   if (!evaluator.ok()) {
     return Fail("play", evaluator.status(), kExitInvalidInput);
   }
@@ -453,9 +450,10 @@ int RunAnalyze(const std::vector<std::string>& args) {
   if (!cl) return code;
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail("analyze", game.status(), kExitUsage);
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok()) return Fail("analyze", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok())
+    return Fail("analyze", evaluator_config.status(), kExitUsage);
   absl::StatusOr<int> visits = cl->GetInt("visits", 1, kMaxVisits);
   if (!visits.ok()) return Fail("analyze", visits.status(), kExitUsage);
   absl::StatusOr<int> top = cl->GetInt("top", 1, 10000);
@@ -544,8 +542,8 @@ int RunAnalyze(const std::vector<std::string>& args) {
   }
   if (!from_file) first_ply = static_cast<int>(moves.size());
 
-  absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
-      MakeEvaluator(*settings, **game);
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+      nn::MakeEvaluator(*evaluator_config, cl->Get("net"), **game);
   if (!evaluator.ok()) {
     return Fail("analyze", evaluator.status(), kExitInvalidInput);
   }

@@ -2,17 +2,13 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
-#include <mutex>
 #include <utility>
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
-#include "engine/games/games.h"
 #include "engine/util/strings.h"
 #include "engine/util/time.h"
-#include "nn/weights_file.h"
 #include "training/loop.h"
 
 namespace volkhv::cli {
@@ -60,12 +56,9 @@ int RunLoop(const std::vector<std::string>& args) {
     if (!config.ok()) return Fail("loop", config.status(), kExitInvalidInput);
     options.config = *std::move(config);
   }
-  // The evaluator settings and game come from the config in effect, which
-  // RunLoop resolves; read them here the same way for the loader.
-  proto::LoopConfig effective;
-  if (options.config.has_value()) {
-    effective = *options.config;
-  } else {
+  // Without --config the run directory's config is the one in effect
+  // (RunLoop reads it); without a readable one that is a usage error.
+  if (!options.config.has_value()) {
     absl::StatusOr<proto::LoopConfig> stored =
         training::ReadLoopConfig(options.run_dir + "/config.textproto");
     if (!stored.ok()) {
@@ -76,43 +69,9 @@ int RunLoop(const std::vector<std::string>& args) {
                           stored.status().message(), ")")),
                   kExitUsage);
     }
-    effective = *stored;
   }
-  absl::StatusOr<std::unique_ptr<Game>> game =
-      MakeGame(effective.game(), training::LoopGameOptions(effective));
-  if (!game.ok()) return Fail("loop", game.status(), kExitInvalidInput);
-  EvaluatorSettings settings;
-  settings.backend = effective.evaluator().backend();
-  settings.device = effective.evaluator().device();
-  settings.precision = effective.evaluator().precision();
-  settings.threads = effective.evaluator().threads();
-  settings.max_batch = effective.evaluator().max_batch();
-  settings.max_wait_us = effective.evaluator().max_wait_us();
-  settings.cache_entries = effective.evaluator().cache_entries();
-  // A net is loaded once and shared by self-play and the matches; only the
-  // few most recent stay loaded (a generation uses at most three).
-  std::mutex mutex;
-  std::vector<std::pair<std::string, std::shared_ptr<nn::Evaluator>>> loaded;
-  options.load_net = [&](const std::string& path)
-      -> absl::StatusOr<std::shared_ptr<nn::Evaluator>> {
-    std::lock_guard<std::mutex> lock(mutex);
-    for (auto it = loaded.begin(); it != loaded.end(); ++it) {
-      if (it->first != path) continue;
-      std::shared_ptr<nn::Evaluator> found = it->second;
-      loaded.erase(it);
-      loaded.emplace_back(path, found);
-      return found;
-    }
-    EvaluatorSettings s = settings;
-    s.net = path;
-    absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
-        MakeEvaluator(s, **game);
-    if (!evaluator.ok()) return evaluator.status();
-    std::shared_ptr<nn::Evaluator> shared = *std::move(evaluator);
-    loaded.emplace_back(path, shared);
-    if (loaded.size() > 3) loaded.erase(loaded.begin());
-    return shared;
-  };
+  // options.evaluators stays empty: the loop makes its evaluators from the
+  // config's evaluator section (nn::MakeEvaluator).
   options.log = [](const std::string& line) {
     std::cerr << "[" << UtcTimestamp() << "] " << line << std::endl;
   };

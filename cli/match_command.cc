@@ -5,9 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <iostream>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,12 +15,13 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
+#include "engine/games/games.h"
 #include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
-#include "engine/games/games.h"
 #include "engine/util/time.h"
 #include "nn/bundled_net.h"
 #include "nn/evaluator.h"
+#include "nn/evaluator_factory.h"
 #include "nn/torch_backend.h"
 #include "proto/game_record.pb.h"
 #include "selfplay/elo.h"
@@ -113,36 +112,6 @@ absl::StatusOr<std::vector<std::string>> ExtractPlayers(
   *args = std::move(rest);
   return players;
 }
-
-// Loads each network file once (cli/evaluator_setup.h: the backend behind a
-// batching evaluator with an NN cache), shared by every player naming it.
-// A player without net= asks for "auto": the match's --net.
-class NetCache {
- public:
-  NetCache(const Game& game, const EvaluatorSettings& settings)
-      : game_(game), settings_(settings) {}
-
-  absl::StatusOr<std::shared_ptr<nn::Evaluator>> Load(std::string path) {
-    if (path == nn::kAutoNet) path = settings_.net;
-    if (path == "random") return std::make_shared<nn::UniformEvaluator>();
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = loaded_.find(path); it != loaded_.end()) return it->second;
-    EvaluatorSettings settings = settings_;
-    settings.net = path;
-    absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
-        MakeEvaluator(settings, game_);
-    if (!evaluator.ok()) return evaluator.status();
-    std::shared_ptr<nn::Evaluator> shared = *std::move(evaluator);
-    loaded_[path] = shared;
-    return shared;
-  }
-
- private:
-  const Game& game_;
-  const EvaluatorSettings settings_;
-  std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<nn::Evaluator>> loaded_;
-};
 
 // The match's games as protobuf game records (proto/game_record.proto).
 std::vector<proto::GameRecord> ToRecords(
@@ -279,10 +248,10 @@ int RunMatch(const std::vector<std::string>& raw_args) {
     options.opening_positions = *std::move(positions);
   }
 
-  absl::StatusOr<EvaluatorSettings> net_settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!net_settings.ok()) {
-    return Fail(kCommand, net_settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok()) {
+    return Fail(kCommand, evaluator_config.status(), kExitUsage);
   }
   if (cl->Given("nn-threads")) {
     if (cl->Given("threads")) {
@@ -290,16 +259,22 @@ int RunMatch(const std::vector<std::string>& raw_args) {
     }
     absl::StatusOr<int> threads = cl->GetInt("nn-threads", 0, 1024);
     if (!threads.ok()) return Fail(kCommand, threads.status(), kExitUsage);
-    net_settings->threads = *threads;
+    evaluator_config->set_threads(*threads);
   }
-  NetCache nets(**game, *net_settings);
-  const selfplay::NetLoader loader = [&nets](const std::string& path) {
-    return nets.Load(path);
-  };
+  // Each net is loaded once (the backend behind a batching evaluator with an
+  // NN cache), shared by every player naming it. A player without net= asks
+  // for "auto": the match's --net.
+  const nn::EvaluatorFactory nets =
+      nn::CachingEvaluatorFactory(nn::MakeEvaluatorFactory(*evaluator_config));
+  const std::string match_net = cl->Get("net");
+  const nn::EvaluatorFactory evaluators =
+      [&nets, &match_net](const std::string& net, const Game& game) {
+        return nets(net == nn::kAutoNet ? match_net : net, game);
+      };
   std::vector<std::shared_ptr<selfplay::PlayerFactory>> players;
   for (const std::string& spec : *player_specs) {
     absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> factory =
-        selfplay::MakePlayerFactory(spec, **game, loader);
+        selfplay::MakePlayerFactory(spec, **game, evaluators);
     if (!factory.ok()) {
       return Fail(kCommand, factory.status(), kExitInvalidInput);
     }

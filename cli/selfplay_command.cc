@@ -16,9 +16,10 @@
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
 #include "cli/selfplay_follow.h"
+#include "engine/games/games.h"
 #include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
-#include "engine/games/games.h"
+#include "nn/evaluator_factory.h"
 #include "nn/weights_file.h"
 #include "selfplay/selfplay.h"
 #include "selfplay/selfplay_config.h"
@@ -163,12 +164,14 @@ int RunFollow(const CommandLine& cl) {
                   kExitUsage);
     }
   }
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(cl);
-  if (!settings.ok()) return Fail("selfplay", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(cl);
+  if (!evaluator_config.ok()) {
+    return Fail("selfplay", evaluator_config.status(), kExitUsage);
+  }
   FollowOptions options;
   options.run_dir = cl.Get("follow");
-  options.evaluator = *settings;
+  options.evaluator = *evaluator_config;
   if (cl.Given("games")) {
     absl::StatusOr<int> games = cl.GetInt("games", 0, 1'000'000'000);
     if (!games.ok()) return Fail("selfplay", games.status(), kExitUsage);
@@ -286,9 +289,12 @@ int RunSelfplay(const std::vector<std::string>& args) {
     return Fail("selfplay", s, kExitUsage);
   }
 
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok()) return Fail("selfplay", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok()) {
+    return Fail("selfplay", evaluator_config.status(), kExitUsage);
+  }
+  const std::string net = cl->Get("net");
   selfplay::SelfplayOutput output;
   output.directory = cl->Get("out");
   output.file_prefix = cl->Get("prefix");
@@ -304,8 +310,8 @@ int RunSelfplay(const std::vector<std::string>& args) {
       return Fail("selfplay", generation.status(), kExitUsage);
     }
     output.net_generation = *generation;
-  } else if (settings->net != "random") {
-    absl::StatusOr<std::string> path = ResolveNet(settings->net, **game);
+  } else if (net != "random") {
+    absl::StatusOr<std::string> path = nn::ResolveNet(net, **game);
     if (!path.ok()) return Fail("selfplay", path.status(), kExitInvalidInput);
     absl::StatusOr<nn::NetworkWeights> weights = nn::ReadNetworkWeights(*path);
     if (!weights.ok()) {
@@ -313,8 +319,8 @@ int RunSelfplay(const std::vector<std::string>& args) {
     }
     output.net_generation = weights->header.provenance().generation();
   }
-  absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
-      MakeEvaluator(*settings, **game);
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+      nn::MakeEvaluator(*evaluator_config, net, **game);
   if (!evaluator.ok()) {
     return Fail("selfplay", evaluator.status(), kExitInvalidInput);
   }
@@ -324,7 +330,7 @@ int RunSelfplay(const std::vector<std::string>& args) {
       "(full %.0f%%), net %s (generation %d) -> %s\n",
       (*game)->Info().name, config.games(), config.parallel_games(),
       config.visits(), config.cheap_visits(), 100 * config.full_search_prob(),
-      settings->net, output.net_generation, output.directory);
+      net, output.net_generation, output.directory);
   const bool tty = isatty(STDERR_FILENO) != 0;
   // On a terminal the line is rewritten every second; otherwise one line
   // every 10 seconds (logs).

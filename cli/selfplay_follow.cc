@@ -8,8 +8,9 @@
 
 #include "absl/strings/str_format.h"
 #include "cli/game_setup.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/strings.h"
+#include "nn/evaluator_factory.h"
 #include "proto/loop_config.pb.h"
 #include "selfplay/selfplay.h"
 #include "selfplay/worker_dir.h"
@@ -34,16 +35,14 @@ void Sleep(double seconds, const std::atomic<bool>* stop) {
 // The net a worker plays with, replaced when the loop publishes another.
 class CurrentNet {
  public:
-  CurrentNet(const std::string& run_dir, const EvaluatorSettings& settings,
+  CurrentNet(const std::string& run_dir, const proto::EvaluatorConfig& config,
              const Game& game)
-      : run_dir_(run_dir), settings_(settings), game_(game) {}
+      : run_dir_(run_dir), config_(config), game_(game) {}
 
   absl::StatusOr<nn::Evaluator*> Get(const std::string& net_file) {
     if (net_file != name_ || evaluator_ == nullptr) {
-      EvaluatorSettings s = settings_;
-      s.net = Cat(run_dir_, "/nets/", net_file);
-      absl::StatusOr<std::unique_ptr<nn::Evaluator>> made =
-          MakeEvaluator(s, game_);
+      absl::StatusOr<std::shared_ptr<nn::Evaluator>> made =
+          nn::MakeEvaluator(config_, Cat(run_dir_, "/nets/", net_file), game_);
       if (!made.ok()) return made.status();
       evaluator_ = *std::move(made);
       name_ = net_file;
@@ -53,10 +52,10 @@ class CurrentNet {
 
  private:
   const std::string run_dir_;
-  const EvaluatorSettings settings_;
+  const proto::EvaluatorConfig config_;
   const Game& game_;
   std::string name_;
-  std::unique_ptr<nn::Evaluator> evaluator_;
+  std::shared_ptr<nn::Evaluator> evaluator_;
 };
 
 // Waits for the loop's first assignment (workers may start before the

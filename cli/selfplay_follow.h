@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "cli/evaluator_setup.h"
+#include "proto/loop_config.pb.h"
 
 namespace volkhv::cli {
 
@@ -17,7 +17,7 @@ struct FollowOptions {
   std::string run_dir;
   // How this worker runs the nets (its --net is not used: the loop names
   // the net).
-  EvaluatorSettings evaluator;
+  proto::EvaluatorConfig evaluator;
   int max_games = 0;             // games this worker plays; 0: no limit
   std::optional<int> parallel;   // over the run's selfplay.parallel_games
   std::optional<uint64_t> seed;  // unset: fresh seeds every round

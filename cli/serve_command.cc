@@ -17,9 +17,10 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/search_params.h"
+#include "engine/util/strings.h"
+#include "nn/evaluator_factory.h"
 #include "web/server/web_api.h"
 #include "web/server/web_server.h"
 
@@ -59,9 +60,11 @@ int RunServe(const std::vector<std::string>& args) {
       "  the web board: open http://HOST:PORT/ in a browser; Ctrl-C stops",
       args, specs, 0, &code);
   if (!cl) return code;
-  absl::StatusOr<EvaluatorSettings> settings =
-      EvaluatorSettingsFromCommandLine(*cl);
-  if (!settings.ok()) return Fail("serve", settings.status(), kExitUsage);
+  absl::StatusOr<proto::EvaluatorConfig> evaluator_config =
+      EvaluatorConfigFromCommandLine(*cl);
+  if (!evaluator_config.ok()) {
+    return Fail("serve", evaluator_config.status(), kExitUsage);
+  }
   absl::StatusOr<int> port = cl->GetInt("port", 0, 65535);
   if (!port.ok()) return Fail("serve", port.status(), kExitUsage);
   absl::StatusOr<int> max_visits = cl->GetInt("max-visits", 1, 100000000);
@@ -82,13 +85,9 @@ int RunServe(const std::vector<std::string>& args) {
   limits.max_time_ms = *max_time;
   limits.max_searches = *max_searches;
   limits.max_body_bytes = static_cast<size_t>(*max_body);
-  const EvaluatorSettings evaluator_settings = *settings;
-  web::WebApi api(
-      limits,
-      [evaluator_settings](const Game& game) {
-        return MakeEvaluator(evaluator_settings, game);
-      },
-      search::SearchParams(), static_cast<uint64_t>(*seed));
+  web::WebApi api(limits, cl->Get("net"),
+                  nn::MakeEvaluatorFactory(*evaluator_config),
+                  search::SearchParams(), static_cast<uint64_t>(*seed));
   // The net is loaded now, for the default game, so that a missing or damaged
   // file stops the command at once (as `analysis` does); a net of another game
   // is an error only for that game's requests.
@@ -131,7 +130,7 @@ int RunServe(const std::vector<std::string>& args) {
     const std::string shown =
         host.find(':') != std::string::npos ? Cat("[", host, "]") : host;
     std::cout << "volkhv serve: http://" << shown << ":" << *bound << "/ (net "
-              << evaluator_settings.net << "; Ctrl-C stops)" << std::endl;
+              << cl->Get("net") << "; Ctrl-C stops)" << std::endl;
     ok = server.Run();
   }
   done = true;

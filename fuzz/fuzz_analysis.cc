@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.threads = 1;
   options.default_max_visits = 8;
   options.max_visits_cap = 64;
-  const protocol::EvaluatorFactory factory = fuzz::RandomOnlyFactory();
+  const nn::EvaluatorFactory factory = fuzz::RandomOnlyFactory();
   std::ostringstream out;
   {
     protocol::AnalysisEngine engine(options, factory, &out);

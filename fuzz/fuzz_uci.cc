@@ -47,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   protocol::UciEngineOptions options;
   options.progress_interval_ms = 1;
-  const protocol::EvaluatorFactory factory = fuzz::RandomOnlyFactory();
+  const nn::EvaluatorFactory factory = fuzz::RandomOnlyFactory();
   std::ostringstream out;
   {
     protocol::UciEngine engine(options, factory, &out);

@@ -7,18 +7,17 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "engine/protocol/uci_engine.h"
 #include "nn/evaluator.h"
 
 namespace volkhv::fuzz {
 
-inline protocol::EvaluatorFactory RandomOnlyFactory() {
+inline nn::EvaluatorFactory RandomOnlyFactory() {
   return [](const std::string& net,
-            const Game&) -> absl::StatusOr<std::unique_ptr<nn::Evaluator>> {
+            const Game&) -> absl::StatusOr<std::shared_ptr<nn::Evaluator>> {
     if (net != "random") {
       return absl::NotFoundError("the fuzz harness has only --net random");
     }
-    return std::make_unique<nn::UniformEvaluator>();
+    return std::make_shared<nn::UniformEvaluator>();
   };
 }
 

@@ -2,7 +2,7 @@
 // nn/weights_file.h from a NetworkWeights without LibTorch. Built for small
 // batches (interactive play and analysis, searches with small leaf
 // batches), where LibTorch is overhead-bound; measured faster than LibTorch
-// at every batch size on AVX2 and AVX-512 CPUs (cli/evaluator_setup.cc).
+// at every batch size on AVX2 and AVX-512 CPUs (nn/evaluator_factory.cc).
 //
 // At load, batch norm is folded into the convolutions and every weight is
 // laid out for the kernels. Activations are channels-last with a zero

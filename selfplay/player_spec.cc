@@ -108,20 +108,21 @@ class MctsFactory final : public PlayerFactory {
 };
 
 // net=random is the uniform evaluator; any other value (a file, or "auto",
-// the default: the game's bundled net) goes through `load_net`.
+// the default: the game's bundled net) goes through `evaluators`.
 absl::StatusOr<std::shared_ptr<nn::Evaluator>> LoadNet(
-    std::string_view kind, const Options& options, const NetLoader& load_net) {
+    std::string_view kind, const Options& options, const Game& game,
+    const nn::EvaluatorFactory& evaluators) {
   std::string net = "auto";
   for (const auto& [key, value] : options) {
     if (key == "net") net = value;
   }
   if (net == "random") return std::make_shared<nn::UniformEvaluator>();
-  if (!load_net) {
+  if (!evaluators) {
     return absl::InvalidArgumentError(
         Cat("player ", kind, ": cannot load networks here (net=", net,
             "); use net=random"));
   }
-  return load_net(net);
+  return evaluators(net, game);
 }
 
 }  // namespace
@@ -146,7 +147,8 @@ std::string PlayerSpecHelp() {
 }
 
 absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
-    std::string_view spec, const Game& game, const NetLoader& load_net) {
+    std::string_view spec, const Game& game,
+    const nn::EvaluatorFactory& evaluators) {
   spec = Trim(spec);
   const size_t colon = spec.find(':');
   const std::string kind(Trim(spec.substr(0, colon)));
@@ -240,7 +242,7 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
       }
     }
     absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
-        LoadNet(kind, options, load_net);
+        LoadNet(kind, options, game, evaluators);
     if (!evaluator.ok()) return evaluator.status();
     return std::make_shared<PolicyFactory>(name, *std::move(evaluator),
                                            temperature);
@@ -282,7 +284,7 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
           "player mcts: give visits=N, nodes=N or movetime=MS");
     }
     absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
-        LoadNet(kind, options, load_net);
+        LoadNet(kind, options, game, evaluators);
     if (!evaluator.ok()) return evaluator.status();
     return std::make_shared<MctsFactory>(name, *std::move(evaluator),
                                          GameProver(game), params, limits);

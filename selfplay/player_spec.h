@@ -5,7 +5,6 @@
 #define VOLKHV_SELFPLAY_PLAYER_SPEC_H_
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,20 +28,17 @@ class PlayerFactory {
   virtual std::unique_ptr<search::Player> Make(uint64_t seed) const = 0;
 };
 
-// Loads a network file as a shared evaluator for the match's game (the CLI
-// passes one that builds a LibTorch backend and a batching evaluator, and
-// loads each file once).
-using NetLoader = std::function<absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
-    const std::string& path)>;
-
 // The help text of the spec syntax (one line per kind, indented).
 std::string PlayerSpecHelp();
 
 // Parses `KIND[:KEY=VALUE,...]`; errors name the key or value at fault.
-// net=random needs no loader (uniform priors, even value); any other net
-// goes through `load_net`.
+// net=random needs no factory (uniform priors, even value); any other net
+// (a file, or "auto", the default) is `evaluators`(net, game), which
+// players sharing a net may want to load once (nn::CachingEvaluatorFactory).
+// Without `evaluators` such a spec is an error.
 absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
-    std::string_view spec, const Game& game, const NetLoader& load_net);
+    std::string_view spec, const Game& game,
+    const nn::EvaluatorFactory& evaluators);
 
 }  // namespace volkhv::selfplay
 

@@ -1,4 +1,4 @@
-// `--net auto` (nn/bundled_net.h, cli/evaluator_setup.h) and the trained nets
+// `--net auto` (nn/bundled_net.h, nn/evaluator_factory.h) and the trained nets
 // that ship in nets/: they load, fit their game, and play far better than a
 // random mover. The strength checks guard against a broken or swapped net,
 // not against noise: each is a fixed-seed match played one game at a time

@@ -387,7 +387,7 @@ TEST(LoopTest, EvaluatorPrecisionIsChecked) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(),
             "e.textproto: evaluator.precision: the eigen backend computes in "
-            "fp32 only");
+            "fp32 only, not bf16 (use backend: \"torch\")");
 }
 
 TEST(LoopTest, BadConfigsNameTheKey) {

@@ -475,7 +475,7 @@ TEST(EigenCliTest, CommandsRunOnTheEigenBackend) {
   r = Volkhv("bench nn --net " + net +
              " --batch 1,64 --seconds 0.05 --no-ceiling --threads 1");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  // (cli/evaluator_setup.cc: eigen where its direct kernels run.)
+  // (nn/evaluator_factory.cc: eigen where its direct kernels run.)
   const std::string expected =
       EigenDefaultKernel() == "eigen" ? "torch" : "eigen";
   EXPECT_TRUE(Contains(r.out, "auto: " + expected + " at every batch size"))

@@ -45,13 +45,12 @@ constexpr char kRookMateInOne[] = "k7/8/1K6/8/8/8/8/7R w - - 0 1";
 // Tavlei 9x9, defenders to move: the prince on a5 reaches the exit a1.
 constexpr char kPrinceEscapesInOne[] = "9/t8/9/9/K7t/9/9/9/4t4 d 0";
 
-absl::StatusOr<std::unique_ptr<nn::Evaluator>> UniformFactory(
+absl::StatusOr<std::shared_ptr<nn::Evaluator>> UniformFactory(
     const std::string& net, const Game& game) {
   if (net != "random") {
     return absl::NotFoundError(Cat(net, ": no such net in this test"));
   }
-  return std::unique_ptr<nn::Evaluator>(
-      std::make_unique<nn::UniformEvaluator>());
+  return std::make_shared<nn::UniformEvaluator>();
 }
 
 std::vector<std::string> Lines(const std::string& text) {

@@ -55,9 +55,9 @@ class WebApiTest : public ::testing::Test {
     limits.max_visits = 5000;
     limits.max_time_ms = 20000;
     limits.max_searches = 2;
-    api_ = new WebApi(limits, [](const Game&) {
-      return absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
-          std::make_unique<FakeEvaluator>(nullptr, nullptr, &evaluation_gate));
+    api_ = new WebApi(limits, "fake", [](const std::string&, const Game&) {
+      return absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
+          std::make_shared<FakeEvaluator>(nullptr, nullptr, &evaluation_gate));
     });
     server_ = new WebServer(api_);
     absl::StatusOr<int> port = server_->Bind("127.0.0.1", 0);
@@ -472,9 +472,10 @@ TEST_F(WebApiTest, UnknownRoutesAndMethods) {
 TEST(WebApiStopTest, StopAllEndsSearches) {
   WebLimits limits;
   limits.max_visits = 100000000;
-  WebApi api(limits, [](const Game&) {
-    return absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
-        std::make_unique<nn::UniformEvaluator>());
+  WebApi api(limits, "random", [](const std::string& net, const Game&) {
+    EXPECT_EQ(net, "random");  // the API's net, for every game
+    return absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
+        std::make_shared<nn::UniformEvaluator>());
   });
   const ApiResponse start =
       api.Handle("POST", "/api/analysis", R"({"maxVisits": 100000000})");
@@ -502,9 +503,9 @@ TEST(WebApiFuzzTest, MangledRequestsGetJsonErrors) {
   WebLimits limits;
   limits.max_visits = 64;
   limits.max_time_ms = 200;
-  WebApi api(limits, [](const Game&) {
-    return absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
-        std::make_unique<nn::UniformEvaluator>());
+  WebApi api(limits, "random", [](const std::string&, const Game&) {
+    return absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
+        std::make_shared<nn::UniformEvaluator>());
   });
   const std::vector<std::pair<std::string, std::string>> seeds = {
       {"/api/state", R"({"game": "tavreli", "moves": ["e2-e4", "d7-d5"]})"},

@@ -14,8 +14,8 @@
 #include "engine/util/time.h"
 #include "google/protobuf/text_format.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "nn/evaluator_factory.h"
 #include "nn/text_proto.h"
-#include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
 #include "selfplay/match.h"
@@ -138,7 +138,11 @@ class Loop {
       : options_(options),
         config_(std::move(config)),
         game_(std::move(game)),
-        paths_{options.run_dir} {}
+        paths_{options.run_dir},
+        evaluators_(nn::CachingEvaluatorFactory(
+            options.evaluators ? options.evaluators
+                               : nn::MakeEvaluatorFactory(config_.evaluator()),
+            /*keep=*/3)) {}
 
   absl::Status Run();
 
@@ -167,6 +171,8 @@ class Loop {
   const proto::LoopConfig config_;
   const std::unique_ptr<Game> game_;
   const RunPaths paths_;
+  // options_.evaluators (or the config's), each net loaded once.
+  const nn::EvaluatorFactory evaluators_;
 };
 
 absl::Status Loop::EnsureNetZero() {
@@ -240,7 +246,7 @@ absl::Status Loop::SelfPlay(int g, const std::string& net) {
   Log(Cat(GenName(g), ": self-play, ", remaining, " games with ",
           fs::path(net).filename().string()));
   absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
-      options_.load_net(net);
+      evaluators_(net, *game_);
   if (!evaluator.ok()) return evaluator.status();
   proto::SelfplayConfig selfplay = config_.selfplay();
   selfplay.set_games(remaining);
@@ -375,14 +381,13 @@ absl::StatusOr<proto::EvaluationStats> Loop::Evaluate(
     int games, bool pgn) {
   const proto::EvaluationConfig& e = config_.evaluation();
   const std::string name = GenName(g);
-  selfplay::NetLoader loader = options_.load_net;
   absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> player =
       selfplay::MakePlayerFactory(Cat("mcts:net=", paths_.Net(g),
                                       ",visits=", e.visits(), ",name=", name),
-                                  *game_, loader);
+                                  *game_, evaluators_);
   if (!player.ok()) return player.status();
   absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> other =
-      selfplay::MakePlayerFactory(opponent_spec, *game_, loader);
+      selfplay::MakePlayerFactory(opponent_spec, *game_, evaluators_);
   if (!other.ok()) return other.status();
   selfplay::MatchOptions match;
   match.games = games;
@@ -606,45 +611,27 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   s.Update(IntInRange("evaluation.concurrency", e.concurrency(), 1, 1024));
   s.Update(IntInRange("evaluation.games_vs_random", e.games_vs_random(), 0,
                       1000000));
-  s.Update(IntInRange("evaluator.threads", v.threads(), 0, 1024));
-  s.Update(IntInRange("evaluator.max_batch", v.max_batch(), 1, 4096));
-  s.Update(IntInRange("evaluator.max_wait_us", v.max_wait_us(), 0, 10000000));
-  s.Update(
-      IntInRange("evaluator.cache_entries", v.cache_entries(), 0, 1 << 26));
   if (config.external_selfplay().enabled()) {
     s.Update(ExternalSelfplayValid(config.external_selfplay()));
   }
   if (!s.ok()) return s;
-  if (v.backend() != "auto" && v.backend() != "torch" &&
-      v.backend() != "eigen") {
-    return absl::InvalidArgumentError(
-        Cat("evaluator.backend: unknown backend '", OneLine(v.backend()),
-            "' (known: auto, eigen, torch)"));
+  // The evaluator's checks are those of every evaluator
+  // (nn/evaluator_factory.h); the device's name is checked here too, before
+  // anything runs.
+  if (absl::Status valid =
+          nn::ValidateEvaluatorConfig(v, nn::ConfigFileNames("evaluator."));
+      !valid.ok()) {
+    return valid;
   }
   if (!ValidDevice(v.device())) {
     return absl::InvalidArgumentError(
         Cat("evaluator.device: expected cpu, cuda or cuda:N, got '",
             OneLine(v.device()), "'"));
   }
-  if (v.backend() == "eigen" && v.device() != "cpu") {
-    return absl::InvalidArgumentError(
-        Cat("evaluator.backend: the eigen backend runs on the CPU, not on "
-            "device '",
-            v.device(), "'"));
-  }
   const double accept = config.gating().accept_score();
   if (!(accept >= 0 && accept <= 1)) {
     return absl::InvalidArgumentError(Cat(
         "gating.accept_score: must be in [0, 1], got ", absl::StrCat(accept)));
-  }
-  if (absl::StatusOr<nn::Precision> p = nn::ParsePrecision(v.precision());
-      !p.ok()) {
-    return absl::InvalidArgumentError(
-        Cat("evaluator.precision: ", p.status().message()));
-  }
-  if (v.backend() == "eigen" && v.precision() != "fp32") {
-    return absl::InvalidArgumentError(
-        "evaluator.precision: the eigen backend computes in fp32 only");
   }
   return absl::OkStatus();
 }

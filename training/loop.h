@@ -40,19 +40,18 @@
 
 namespace volkhv::training {
 
-// Loads a network file as a thread-safe evaluator (the CLI's batching
-// LibTorch/Eigen evaluator, configured from LoopConfig.evaluator).
-using NetEvaluatorLoader =
-    std::function<absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
-        const std::string& net_path)>;
-
 struct LoopOptions {
   std::string run_dir;
   // The config to run with. Without one, the run directory's. With one
   // and a run directory that has a different one: an error (a run keeps
   // its config).
   std::optional<proto::LoopConfig> config;
-  NetEvaluatorLoader load_net;
+  // Makes the evaluator of a net file of the run for the run's game. Empty
+  // (the usual): nn::MakeEvaluator with the config's evaluator section
+  // (nn/evaluator_factory.h). Either way a net is loaded once and shared by
+  // self-play and the matches, and the three most recently used stay
+  // loaded (a generation uses at most three).
+  nn::EvaluatorFactory evaluators;
   std::function<void(const std::string&)> log;  // progress lines
   const std::atomic<bool>* stop = nullptr;      // ends the loop early
   // Stops before a generation that the budget cannot pay for (no limit by

@@ -75,7 +75,7 @@ std::string PlayerName(const GameState& state) {
 
 struct AnalysisEngine::GameEntry {
   std::unique_ptr<Game> game;
-  std::unique_ptr<nn::Evaluator> evaluator;
+  std::shared_ptr<nn::Evaluator> evaluator;
 };
 
 struct AnalysisEngine::Task {
@@ -90,7 +90,7 @@ struct AnalysisEngine::Task {
 };
 
 AnalysisEngine::AnalysisEngine(AnalysisEngineOptions options,
-                               EvaluatorFactory factory, std::ostream* out)
+                               nn::EvaluatorFactory factory, std::ostream* out)
     : options_(std::move(options)), factory_(std::move(factory)), out_(out) {
   const int threads = std::max(1, options_.threads);
   workers_.reserve(threads);
@@ -153,7 +153,7 @@ absl::StatusOr<AnalysisEngine::GameEntry*> AnalysisEngine::Entry(
   absl::StatusOr<std::unique_ptr<Game>> made = MakeGame(game, game_options);
   if (!made.ok()) return made.status();
   if (!factory_) return absl::FailedPreconditionError("no evaluator factory");
-  absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
       factory_(options_.net, **made);
   if (!evaluator.ok()) {
     return absl::Status(evaluator.status().code(),

@@ -62,10 +62,12 @@ struct AnalysisEngineOptions {
 
 class AnalysisEngine {
  public:
-  // Starts the workers. `out` must outlive the engine. If a worker thread
+  // Starts the workers. `factory` makes the evaluator of the net option for
+  // each game queried (nn/evaluator.h), on the thread that submits the
+  // query. `out` must outlive the engine. If a worker thread
   // cannot be started, status() says so and the engine serves with those
   // that did start (none: every query is answered with that error).
-  AnalysisEngine(AnalysisEngineOptions options, EvaluatorFactory factory,
+  AnalysisEngine(AnalysisEngineOptions options, nn::EvaluatorFactory factory,
                  std::ostream* out);
   // OK, or why not every worker thread could be started.
   const absl::Status& status() const { return status_; }
@@ -98,7 +100,7 @@ class AnalysisEngine {
 
   const AnalysisEngineOptions options_;
   absl::Status status_;
-  const EvaluatorFactory factory_;
+  const nn::EvaluatorFactory factory_;
   std::ostream* const out_;
   std::mutex out_mu_;
 

@@ -64,7 +64,7 @@ std::string EvaluatorError(const std::string& net, const absl::Status& status) {
   return Cat("net '", net, "': ", message);
 }
 
-UciEngine::UciEngine(UciEngineOptions options, EvaluatorFactory factory,
+UciEngine::UciEngine(UciEngineOptions options, nn::EvaluatorFactory factory,
                      std::ostream* out)
     : factory_(std::move(factory)), out_(out), options_(std::move(options)) {
   options_.multipv = std::clamp(options_.multipv, 1, kMaxMultiPv);
@@ -332,9 +332,9 @@ bool UciEngine::EnsureSearch() {
   if (game_ == nullptr && !MakeCurrentGame()) return false;
   if (evaluator_ == nullptr) {
     search_.reset();
-    absl::StatusOr<std::unique_ptr<nn::Evaluator>> evaluator =
+    absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
         factory_ ? factory_(options_.net, *game_)
-                 : absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
+                 : absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
                        absl::FailedPreconditionError("no evaluator factory"));
     if (!evaluator.ok()) {
       Error(EvaluatorError(options_.net, evaluator.status()));

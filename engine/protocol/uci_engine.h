@@ -56,13 +56,6 @@
 
 namespace volkhv::protocol {
 
-// Makes the evaluator for a net name ("random" or a weights file) and a
-// game. Called on the thread feeding commands (or, for the analysis engine,
-// the thread reading queries); the evaluator it returns must be thread-safe.
-using EvaluatorFactory =
-    std::function<absl::StatusOr<std::unique_ptr<nn::Evaluator>>(
-        const std::string& net, const Game& game)>;
-
 // "net 'X': <message>" for a factory error, or just the message when it
 // names the net already.
 std::string EvaluatorError(const std::string& net, const absl::Status& status);
@@ -86,7 +79,9 @@ class UciEngine {
  public:
   // `out` must outlive the engine; whole lines are written to it under a
   // mutex and flushed.
-  UciEngine(UciEngineOptions options, EvaluatorFactory factory,
+  // `factory` makes the evaluator of the net option for the game
+  // (nn/evaluator.h); it is called on the thread feeding commands.
+  UciEngine(UciEngineOptions options, nn::EvaluatorFactory factory,
             std::ostream* out);
   // Stops a running search and waits for it.
   ~UciEngine();
@@ -151,7 +146,7 @@ class UciEngine {
   void SearchThread(search::SearchLimits limits);
   void SendReport(const search::SearchResult& result);
 
-  const EvaluatorFactory factory_;
+  const nn::EvaluatorFactory factory_;
   std::ostream* const out_;
   std::mutex out_mu_;
 
@@ -160,7 +155,7 @@ class UciEngine {
   std::unique_ptr<GameState> start_;
   std::vector<Move> moves_;
   // Declared before search_: the Search points at it.
-  std::unique_ptr<nn::Evaluator> evaluator_;
+  std::shared_ptr<nn::Evaluator> evaluator_;
   std::unique_ptr<search::Search> search_;
 
   std::thread thread_;

@@ -219,7 +219,7 @@ std::string WebApi::ErrorBody(std::string_view message) {
 
 struct WebApi::GameEntry {
   std::unique_ptr<Game> game;
-  std::unique_ptr<nn::Evaluator> evaluator;  // made on first search
+  std::shared_ptr<nn::Evaluator> evaluator;  // made on first search
   std::mutex evaluator_mu;
 };
 
@@ -328,10 +328,12 @@ absl::StatusOr<int64_t> IntField(const Json& json, const char* name,
 
 }  // namespace
 
-WebApi::WebApi(WebLimits limits, EvaluatorMaker evaluator_maker,
-               search::SearchParams params, uint64_t seed)
+WebApi::WebApi(WebLimits limits, std::string net,
+               nn::EvaluatorFactory evaluators, search::SearchParams params,
+               uint64_t seed)
     : limits_(limits),
-      evaluator_maker_(std::move(evaluator_maker)),
+      net_(std::move(net)),
+      evaluators_(std::move(evaluators)),
       params_(params),
       seed_(seed) {}
 
@@ -398,11 +400,11 @@ absl::Status WebApi::Prepare(const std::string& game) {
 absl::StatusOr<nn::Evaluator*> WebApi::EvaluatorFor(GameEntry* entry) {
   std::lock_guard<std::mutex> lock(entry->evaluator_mu);
   if (!entry->evaluator) {
-    if (!evaluator_maker_) {
+    if (!evaluators_) {
       return absl::FailedPreconditionError("no evaluator configured");
     }
-    absl::StatusOr<std::unique_ptr<nn::Evaluator>> made =
-        evaluator_maker_(*entry->game);
+    absl::StatusOr<std::shared_ptr<nn::Evaluator>> made =
+        evaluators_(net_, *entry->game);
     if (!made.ok()) return made.status();
     entry->evaluator = *std::move(made);
   }

@@ -28,7 +28,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -55,11 +54,6 @@ struct WebLimits {
   uint64_t default_analysis_visits = 200000;  // live analysis without limit
 };
 
-// Makes the evaluator of a game (called once per game variant, on first
-// use). The evaluator must be thread-safe.
-using EvaluatorMaker =
-    std::function<absl::StatusOr<std::unique_ptr<nn::Evaluator>>(const Game&)>;
-
 struct ApiResponse {
   int status = 200;
   std::string body;  // JSON
@@ -67,7 +61,9 @@ struct ApiResponse {
 
 class WebApi {
  public:
-  WebApi(WebLimits limits, EvaluatorMaker evaluator_maker,
+  // `evaluators`(net, game) makes the evaluator of each game variant, on
+  // its first use (nn/evaluator.h).
+  WebApi(WebLimits limits, std::string net, nn::EvaluatorFactory evaluators,
          search::SearchParams params = search::SearchParams(),
          uint64_t seed = 1);
   // StopAll().
@@ -127,7 +123,8 @@ class WebApi {
   static void Publish(Job& job, const nlohmann::ordered_json& report);
 
   const WebLimits limits_;
-  const EvaluatorMaker evaluator_maker_;
+  const std::string net_;
+  const nn::EvaluatorFactory evaluators_;
   const search::SearchParams params_;
   const uint64_t seed_;
 
