@@ -3,16 +3,14 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
-#include <condition_variable>
 #include <cstdint>
-#include <mutex>
 #include <new>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "engine/util/strings.h"
+#include "engine/util/thread_pool.h"
 #include "nn/eigen_kernels.h"
 
 namespace volkhv::nn {
@@ -423,81 +421,6 @@ void PortableWinogradOutput(const WinogradOutput& w) {
   }
 }
 
-// ---------------------------------------------------------------------------
-// A fixed set of threads running one job at a time, task 0 on the caller.
-
-class ThreadPool {
- public:
-  explicit ThreadPool(int threads) {
-    for (int i = 1; i < threads; ++i) {
-      try {
-        workers_.emplace_back([this, i] { Loop(i); });
-      } catch (const std::system_error&) {
-        break;  // fewer threads (the caller's at least) split the batch
-      }
-    }
-  }
-  ~ThreadPool() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    start_.notify_all();
-    for (std::thread& t : workers_) t.join();
-  }
-  int size() const { return static_cast<int>(workers_.size()) + 1; }
-
-  // Runs task(context, i) for i < tasks (<= size()); returns when all ran.
-  void Run(int tasks, void (*task)(void*, int), void* context) {
-    if (tasks > 1) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        task_ = task;
-        context_ = context;
-        tasks_ = tasks;
-        pending_ = tasks - 1;
-        ++generation_;
-      }
-      start_.notify_all();
-    }
-    task(context, 0);
-    if (tasks > 1) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [this] { return pending_ == 0; });
-    }
-  }
-
- private:
-  void Loop(int index) {
-    uint64_t seen = 0;
-    for (;;) {
-      void (*task)(void*, int);
-      void* context;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-        if (index >= tasks_) continue;
-        task = task_;
-        context = context_;
-      }
-      task(context, index);
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable start_, done_;
-  uint64_t generation_ = 0;
-  int tasks_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
-  void (*task_)(void*, int) = nullptr;
-  void* context_ = nullptr;
-  std::vector<std::thread> workers_;
-};
 
 // ---------------------------------------------------------------------------
 

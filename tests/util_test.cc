@@ -1,10 +1,15 @@
 // engine/util/: number parsing, SplitMix64, time stamps.
+#include <atomic>
 #include <cstdint>
+#include <set>
+#include <thread>
+#include <vector>
 #include <regex>
 #include <string>
 
 #include "engine/util/parse_number.h"
 #include "engine/util/random.h"
+#include "engine/util/thread_pool.h"
 #include "engine/util/time.h"
 #include "gtest/gtest.h"
 
@@ -53,6 +58,36 @@ TEST(SplitMix64Test, MatchesTheReferenceSequence) {
   EXPECT_EQ(SplitMix64Next(state), 0x6E789E6AA1B965F4ull);
   EXPECT_EQ(SplitMix64(0), 0xE220A8397B1DCDAFull);
   EXPECT_EQ(SplitMix64Mix(kSplitMix64Increment), 0xE220A8397B1DCDAFull);
+}
+
+// Each of a job's tasks runs once, task i on thread i (0 the caller's),
+// and Run returns only when all have; the pool runs job after job.
+TEST(ThreadPoolTest, RunsEveryTaskOnceOnItsOwnThreadThenReturns) {
+  ThreadPool pool(3);
+  ASSERT_EQ(pool.size(), 3);
+  struct Job {
+    std::atomic<int> runs[3] = {0, 0, 0};
+    std::thread::id ids[3];
+  };
+  for (int round = 0; round < 50; ++round) {
+    Job job;
+    const int tasks = 1 + round % 3;
+    pool.Run(
+        tasks,
+        [](void* context, int i) {
+          Job* job = static_cast<Job*>(context);
+          job->ids[i] = std::this_thread::get_id();
+          job->runs[i].fetch_add(1);
+        },
+        &job);
+    std::set<std::thread::id> threads;
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ(job.runs[i].load(), i < tasks ? 1 : 0) << round << " " << i;
+      if (i < tasks) threads.insert(job.ids[i]);
+    }
+    EXPECT_EQ(threads.size(), static_cast<size_t>(tasks));
+    EXPECT_EQ(job.ids[0], std::this_thread::get_id());
+  }
 }
 
 TEST(TimeTest, TimestampsAreUtcToTheSecond) {
