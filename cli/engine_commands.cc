@@ -79,7 +79,7 @@ std::string JoinTexts(const std::vector<std::string>& texts, size_t limit) {
 std::string ResultLine(const GameState& state) {
   const GameResult result = state.Result();
   const GameInfo& info = state.Info();
-  const std::string reason(TerminationName(result.termination));
+  const std::string reason = TerminationName(info.name, result.termination);
   switch (result.outcome) {
     case Outcome::kDraw:
       return Cat("Result: draw (", reason, ")");

@@ -135,16 +135,16 @@ std::vector<proto::GameRecord> ToRecords(
                                         : proto::GameRecord::DRAW);
     switch (g.end) {
       case selfplay::GameOutcome::End::kRules:
-        r.set_termination(TerminationToProto(g.rules_termination));
+        r.set_termination(TerminationCode(g.rules_termination));
         break;
       case selfplay::GameOutcome::End::kMaxPlies:
-        r.set_termination(proto::GameRecord::MAX_LENGTH);
+        r.set_termination(TerminationCode(Termination::kMaxLength));
         break;
       case selfplay::GameOutcome::End::kScore:
-        r.set_termination(proto::GameRecord::RESIGNATION);
+        r.set_termination(TerminationCode(Termination::kResignation));
         break;
       case selfplay::GameOutcome::End::kIllegalMove:
-        r.set_termination(proto::GameRecord::NONE);
+        r.set_termination(TerminationCode(Termination::kNone));
         break;
     }
     r.set_net_generation(-1);

@@ -47,7 +47,7 @@ GameFileRecord ToGameFile(const proto::GameRecord& record,
   out.first_player = out.second_player =
       Cat("volkhv generation ", record.net_generation());
   out.result = ResultOf(record);
-  out.termination = std::string(TerminationProtoName(record.termination()));
+  out.termination = TerminationNameOf(record);
   out.start_position = start.PositionText();
   out.second_to_move = start.SideToMove() == 1;
   for (const proto::PlyRecord& ply : record.plies()) {
@@ -133,7 +133,7 @@ int Stats(const std::vector<std::string>& args) {
   for (const proto::GameRecord& g : read->games) {
     ++games_by_kind[g.game()];
     ++results[std::string(WinnerName(g.winner()))];
-    ++terminations[std::string(TerminationProtoName(g.termination()))];
+    ++terminations[TerminationNameOf(g)];
     plies += g.plies_size();
     for (const proto::PlyRecord& p : g.plies()) full_plies += p.full_search();
     const absl::Status replay =

@@ -102,7 +102,8 @@ std::string ProgressLine(const selfplay::SelfplayStats& s) {
   return line;
 }
 
-void PrintSummary(const selfplay::SelfplayStats& s, const std::string& out) {
+void PrintSummary(const selfplay::SelfplayStats& s, std::string_view game,
+                  const std::string& out) {
   std::cout << absl::StrFormat(
       "selfplay: %d games in %.1f s (%.1f games/h)%s; %d file%s in %s\n",
       s.games_finished, s.wall_seconds, s.GamesPerHour(),
@@ -120,7 +121,7 @@ void PrintSummary(const selfplay::SelfplayStats& s, const std::string& out) {
       s.first_wins, 100.0 * s.first_wins / n, s.second_wins,
       100.0 * s.second_wins / n, s.draws, 100.0 * s.draws / n);
   for (const auto& [termination, count] : s.terminations) {
-    std::cout << " " << TerminationProtoName(termination) << " " << count
+    std::cout << " " << RecordTerminationName(game, termination) << " " << count
               << ";";
   }
   std::cout << "\n";
@@ -358,7 +359,7 @@ int RunSelfplay(const std::vector<std::string>& args) {
   std::signal(SIGTERM, SIG_DFL);
   if (tty) std::cerr << "\n";
   if (!stats.ok()) return Fail("selfplay", stats.status(), kExitInvalidInput);
-  PrintSummary(*stats, output.directory);
+  PrintSummary(*stats, (*game)->Info().name, output.directory);
   std::cout << std::flush;
   return kExitOk;
 }

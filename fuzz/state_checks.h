@@ -13,6 +13,7 @@
 #include "engine/game/game.h"
 #include "engine/game/prover.h"
 #include "engine/games/games.h"
+#include "engine/tavlei/module.h"
 #include "fuzz/fuzz_check.h"
 
 namespace volkhv::fuzz {
@@ -76,7 +77,7 @@ inline void CheckState(const Game& game, GameState& state,
     state.InCheck();
     // A captured king's position has no king and does not read back.
     if (text_after_moves &&
-        state.Result().termination != Termination::kKingCaptured) {
+        state.Result().termination != tavlei::kKingCaptured) {
       CheckTextReadsBack(game, state);
     }
     state.Undo();

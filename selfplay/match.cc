@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "engine/games/games.h"
 #include "engine/util/files.h"
 #include "engine/util/random.h"
 #include "engine/util/strings.h"
@@ -86,7 +87,7 @@ PlayedGame PlayGame(const Game& game, const Opening& opening,
       } else if (result.outcome == Outcome::kLoss) {
         first_score = mover == 0 ? 0 : 1;
       }
-      termination = std::string(TerminationName(result.termination));
+      termination = TerminationName(state->Info().name, result.termination);
       outcome.rules_termination = result.termination;
       break;
     }

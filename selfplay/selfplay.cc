@@ -126,12 +126,12 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
     const GameResult result = state->Result();
     if (result.IsOver()) {
       record.set_winner(RulesWinner(result, side));
-      record.set_termination(TerminationToProto(result.termination));
+      record.set_termination(TerminationCode(result.termination));
       break;
     }
     if (ply >= config.max_plies()) {
       record.set_winner(proto::GameRecord::DRAW);
-      record.set_termination(proto::GameRecord::MAX_LENGTH);
+      record.set_termination(TerminationCode(Termination::kMaxLength));
       break;
     }
     if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
@@ -173,7 +173,7 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
         local_summary.resigning_side = side;
         if (!resign_disabled) {
           record.set_winner(WinnerOf(1 - side));
-          record.set_termination(proto::GameRecord::RESIGNATION);
+          record.set_termination(TerminationCode(Termination::kResignation));
           break;
         }
         record.set_would_resign_ply(ply);
@@ -350,7 +350,7 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
             ++stats.draws;
             break;
         }
-        ++stats.terminations[record->termination()];
+        ++stats.terminations[static_cast<Termination>(record->termination())];
         if (record->resign_disabled()) {
           ++stats.playthrough_games;
           if (summary.resigning_side >= 0) {

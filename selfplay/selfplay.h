@@ -86,7 +86,7 @@ struct SelfplayStats {
   int first_wins = 0;
   int second_wins = 0;
   int draws = 0;
-  std::map<proto::GameRecord::Termination, int> terminations;
+  std::map<Termination, int> terminations;  // finished games by ending
   // Games played out with resignation disabled; how many of them reached
   // the resignation condition; how many of those the would-be resigner did
   // not lose (false resignations).

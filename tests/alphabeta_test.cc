@@ -15,8 +15,10 @@
 #include "engine/search/centipawns.h"
 #include "engine/search/players.h"
 #include "engine/tavlei/heuristic.h"
+#include "engine/tavlei/module.h"
 #include "engine/tavlei/tavlei_state.h"
 #include "engine/tavreli/heuristic.h"
+#include "engine/tavreli/module.h"
 #include "engine/tavreli/tavreli_game.h"
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
@@ -130,7 +132,7 @@ TEST(AlphaBetaTavreliTest, MateInOneMovesTheWholeStack) {
     EXPECT_NE(r.best_move, freeing);
     std::unique_ptr<GameState> after = s->Clone();
     after->Play(r.best_move);
-    EXPECT_EQ(after->Result().termination, Termination::kCheckmate)
+    EXPECT_EQ(after->Result().termination, tavreli::kCheckmate)
         << s->MoveText(r.best_move);
   }
 }
@@ -142,7 +144,7 @@ TEST(AlphaBetaTavreliTest, MateInTwo) {
   EXPECT_EQ(r.MatePlies(), 3);
   EXPECT_EQ(r.depth, 3);  // stops once the mate is proven within the width
   ASSERT_EQ(r.pv.size(), 3u);
-  EXPECT_EQ(PlayPv(*s, r)->Result().termination, Termination::kCheckmate);
+  EXPECT_EQ(PlayPv(*s, r)->Result().termination, tavreli::kCheckmate);
   // Seen from the defender after the first move: mated in two plies.
   std::unique_ptr<GameState> defender = s->Clone();
   defender->Play(r.best_move);
@@ -234,7 +236,7 @@ TEST(AlphaBetaTavleiTest, PrinceEscapesInOne) {
   EXPECT_EQ(r.MatePlies(), 1);
   std::unique_ptr<GameState> after = s->Clone();
   after->Play(r.best_move);
-  EXPECT_EQ(after->Result().termination, Termination::kKingEscaped);
+  EXPECT_EQ(after->Result().termination, tavlei::kKingEscaped);
 }
 
 TEST(AlphaBetaTavleiTest, AttackersCaptureThePrinceInOne) {
@@ -252,7 +254,7 @@ TEST(AlphaBetaTavleiTest, PrinceForksTwoExitsInTwo) {
   std::unique_ptr<GameState> s = State("tavlei9", kPosition);
   const AlphaBetaResult r = SearchDepth(*s, 3);
   EXPECT_EQ(r.MatePlies(), 3);
-  EXPECT_EQ(PlayPv(*s, r)->Result().termination, Termination::kKingEscaped);
+  EXPECT_EQ(PlayPv(*s, r)->Result().termination, tavlei::kKingEscaped);
 }
 
 TEST(AlphaBetaTavleiTest, AttackersCaptureThePrinceInTwo) {
@@ -261,7 +263,7 @@ TEST(AlphaBetaTavleiTest, AttackersCaptureThePrinceInTwo) {
   std::unique_ptr<GameState> s = State("tavlei9", kPosition);
   const AlphaBetaResult r = SearchDepth(*s, 3);
   EXPECT_EQ(r.MatePlies(), 3);
-  EXPECT_EQ(PlayPv(*s, r)->Result().termination, Termination::kKingCaptured);
+  EXPECT_EQ(PlayPv(*s, r)->Result().termination, tavlei::kKingCaptured);
 }
 
 TEST(AlphaBetaTavleiTest, AttackersCloseTheOnlyOpenLine) {

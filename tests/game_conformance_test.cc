@@ -2,21 +2,27 @@
 // the tests' Nim) against the contracts of engine/game/game.h,
 // engine/game/encoder.h and engine/game/game_module.h, on positions of
 // seeded random playouts: clone, play/undo, hashes, position and move text
-// round trips, perft(1), the encoder's shape and policy indices, the
-// symmetries, the evaluation's range, the options and the bench positions.
+// round trips, perft(1), the terminations, the encoder's shape and policy
+// indices, the symmetries, the evaluation's range, the options and the bench
+// positions.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/game/game_module.h"
+#include "engine/game/result.h"
 #include "engine/games/games.h"
+#include "engine/records/game_file_reader.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/nim/module.h"
 
@@ -171,6 +177,35 @@ TEST_P(GameConformanceTest, DecidedPositionsHaveAnOutcomeAndAReason) {
     EXPECT_EQ(result.IsOver(), result.termination != Termination::kNone)
         << state->PositionText();
   }
+}
+
+// The module's own terminations pass the registry's check and are found by
+// their codes; every game played to its end ends for a reason that the
+// module or the generic table names.
+TEST_P(GameConformanceTest, EveryEndingIsNamedByTheModuleOrGeneric) {
+  EXPECT_TRUE(CheckGameModule(*module_).ok()) << CheckGameModule(*module_);
+  for (const TerminationInfo& t : module_->terminations) {
+    EXPECT_FALSE(IsGenericTermination(TerminationCode(t.termination)));
+    EXPECT_EQ(FindTermination(GetParam(), t.termination), &t);
+    EXPECT_EQ(TerminationName(GetParam(), t.termination), t.name);
+  }
+  std::mt19937 rng(7);
+  std::set<std::string> endings;
+  for (int game = 0; game < 6; ++game) {
+    std::unique_ptr<GameState> state = game_->NewInitialState();
+    MoveList moves;
+    while (!state->Result().IsOver() && state->PliesPlayed() < 1000) {
+      state->LegalMoves(&moves);
+      ASSERT_FALSE(moves.empty()) << state->PositionText();
+      state->Play(moves[rng() % moves.size()]);
+    }
+    if (!state->Result().IsOver()) continue;
+    const Termination t = state->Result().termination;
+    ASSERT_NE(FindTermination(GetParam(), t), nullptr)
+        << "termination " << TerminationCode(t);
+    endings.insert(TerminationName(GetParam(), t));
+  }
+  EXPECT_FALSE(endings.empty()) << "no random game ended";
 }
 
 TEST_P(GameConformanceTest, EncoderWritesItsShapeAndIndexesEveryLegalMove) {
@@ -350,6 +385,107 @@ TEST(GameRegistryTest, GameOptionsTextRoundTrips) {
   EXPECT_FALSE(ParseGameOptionsText("a_b").ok());
   EXPECT_FALSE(ParseGameOptionsText("=3").ok());
   EXPECT_FALSE(ParseGameOptionsText("a=x").ok());
+}
+
+// The registry refuses a module whose own termination codes are generic
+// (or reserved for generic reasons), repeat one another, or lack a name.
+TEST(GameRegistryTest, RefusesTerminationsThatCollide) {
+  GameModule module = nim::Module();
+  module.name = "nim-variant";
+  EXPECT_TRUE(CheckGameModule(module).ok());
+  const TerminationInfo own = module.terminations.front();
+
+  for (const int code : {0, 3, 8, 9, 10, 11, 12, 31}) {
+    module.terminations = {own,
+                           {static_cast<Termination>(code), "x", "", "", ""}};
+    const absl::Status status = CheckGameModule(module);
+    ASSERT_FALSE(status.ok()) << code;
+    EXPECT_NE(std::string(status.message()).find("generic"), std::string::npos)
+        << status;
+  }
+  module.terminations = {own, own};
+  absl::Status status = CheckGameModule(module);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(std::string(status.message()).find("twice"), std::string::npos)
+      << status;
+  module.terminations = {{static_cast<Termination>(33), "", "", "", ""}};
+  status = CheckGameModule(module);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(std::string(status.message()).find("no name"), std::string::npos)
+      << status;
+
+  module.terminations = {own, {Termination::kRepetition, "x", "", "", ""}};
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(RegisterGame(module), "nim-variant.*generic");
+  EXPECT_EQ(FindGame("nim-variant"), nullptr);
+}
+
+// The names every front end printed before terminations moved into the game
+// modules, by the codes records store: game files, JSON and `show` print the
+// name, `records show` and `records stats` the record name.
+TEST(GameRegistryTest, BuiltInTerminationsKeepTheirCodesAndNames) {
+  struct Case {
+    std::string game;
+    int code;
+    std::string name, record_name, status;
+  };
+  const std::vector<Case> cases = {
+      {"tavreli", 0, "none", "none", ""},
+      {"tavreli", 1, "checkmate", "checkmate", "checkmate"},
+      {"tavreli", 2, "stalemate", "stalemate", "stalemate"},
+      {"tavreli", 3, "repetition", "repetition", "draw (repetition)"},
+      {"tavreli", 4, "fifty-move rule", "fifty moves",
+       "draw (fifty-move rule)"},
+      {"tavlei9", 3, "repetition", "repetition", "draw (repetition)"},
+      {"tavlei9", 5, "no legal move", "no legal move",
+       "decided (no legal move)"},
+      {"tavlei11", 6, "king captured", "king captured",
+       "decided (king captured)"},
+      {"tavlei9", 7, "king escaped", "king escaped", "decided (king escaped)"},
+      {"tavlei9", 8, "maximum length", "maximum length",
+       "draw (maximum length)"},
+      {"tavreli", 9, "resignation", "resignation", "decided (resignation)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.game + " " + std::to_string(c.code));
+    const auto t = static_cast<Termination>(c.code);
+    ASSERT_NE(FindTermination(c.game, t), nullptr);
+    EXPECT_EQ(TerminationName(c.game, t), c.name);
+    EXPECT_EQ(RecordTerminationName(c.game, t), c.record_name);
+    // StatusWord's: the module's status, else "draw (NAME)" / "decided
+    // (NAME)".
+    const std::string& status = FindTermination(c.game, t)->status;
+    if (c.status.empty()) continue;
+    const std::string outcome = c.status.substr(0, c.status.find(' '));
+    EXPECT_EQ(status.empty() ? Cat(outcome, " (", c.name, ")") : status,
+              c.status);
+  }
+  // A code is the game's own: Tavlei's are not Tavreli's.
+  EXPECT_EQ(FindTermination("tavreli", static_cast<Termination>(6)), nullptr);
+  EXPECT_EQ(TerminationName("tavreli", static_cast<Termination>(6)),
+            "termination 6");
+  EXPECT_EQ(TerminationName("no-such-game", Termination::kResignation),
+            "resignation");
+}
+
+// Nim ends for its own reason, declared in its folder alone, and every front
+// end's printer finds it through the registry.
+TEST(GameRegistryTest, NimEndsForItsOwnReason) {
+  ASSERT_TRUE(kNimRegistered);
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame("nim");
+  ASSERT_TRUE(game.ok());
+  absl::StatusOr<std::unique_ptr<GameState>> state =
+      (*game)->NewStateFromText("2 0");
+  ASSERT_TRUE(state.ok());
+  (*state)->Play(*(*state)->ParseMove("2"));
+  const GameResult result = (*state)->Result();
+  EXPECT_EQ(result, (GameResult{Outcome::kLoss, nim::kLastStoneTaken}));
+  EXPECT_EQ(TerminationName("nim", result.termination), "last stone taken");
+  EXPECT_EQ(RecordTerminationName("nim", result.termination),
+            "last stone taken");
+  EXPECT_EQ(StatusWord(**state), "decided (last stone taken)");
+  EXPECT_EQ(FindTermination("nim", result.termination)->description,
+            "{winner} took the last stone and wins");
 }
 
 TEST(GameRegistryTest, OptionsForKeepsOnlyTheGamesOwn) {

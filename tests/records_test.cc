@@ -6,6 +6,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "engine/games/games.h"
 #include "engine/records/vrec_io.h"
@@ -46,7 +49,7 @@ proto::GameRecord MakeRecord(const std::string& game_name, int plies) {
     state->Play(m);
   }
   record.set_winner(proto::GameRecord::DRAW);
-  record.set_termination(proto::GameRecord::MAX_LENGTH);
+  record.set_termination(TerminationCode(Termination::kMaxLength));
   return record;
 }
 
@@ -66,6 +69,36 @@ TEST(RecordsTest, WriteReadRoundTripIsExact) {
                 }).ok());
     EXPECT_EQ(plies, games[i].plies_size());
   }
+}
+
+// GameRecord.termination was an enum and is an int32 code: the same bytes
+// on the wire, and every code a record holds reads back with the name
+// `records show` and `records stats` have always printed.
+TEST(RecordsTest, TerminationCodesKeepTheirBytesAndNames) {
+  const std::vector<std::tuple<std::string, int, std::string>> cases = {
+      {"tavreli", 0, "none"},           {"tavreli", 1, "checkmate"},
+      {"tavreli", 2, "stalemate"},      {"tavreli", 3, "repetition"},
+      {"tavreli", 4, "fifty moves"},    {"tavlei9", 5, "no legal move"},
+      {"tavlei9", 6, "king captured"},  {"tavlei11", 7, "king escaped"},
+      {"tavreli", 8, "maximum length"}, {"tavlei9", 9, "resignation"},
+  };
+  for (const auto& [game, code, name] : cases) {
+    proto::GameRecord record;
+    record.set_game(game);
+    record.set_termination(code);
+    // Field 1 (length-delimited), then field 6 as a varint: tag 0x30.
+    const std::string expected = std::string("\x0a") + char(game.size()) +
+                                 game + std::string("\x30") + char(code);
+    EXPECT_EQ(record.SerializeAsString(), expected) << code;
+    proto::GameRecord read;
+    ASSERT_TRUE(read.ParseFromString(expected));
+    EXPECT_EQ(read.termination(), code);
+    EXPECT_EQ(TerminationNameOf(read), name) << game << " " << code;
+  }
+  proto::GameRecord unknown;
+  unknown.set_game("tavreli");
+  unknown.set_termination(5);  // Tavlei's, not Tavreli's
+  EXPECT_EQ(TerminationNameOf(unknown), "termination 5");
 }
 
 TEST(RecordsTest, DamagedFilesAreSkippedWithAWarning) {

@@ -16,11 +16,13 @@
 #include <thread>
 #include <vector>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/search/node.h"
 #include "engine/search/search_params.h"
 #include "engine/search/tree.h"
+#include "engine/tavlei/module.h"
+#include "engine/tavreli/module.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
 #include "tests/fake_evaluator.h"
@@ -143,7 +145,7 @@ TEST(SearchTest, PlaysAndProvesTavreliMateInOne) {
   EXPECT_EQ(result.moves[0].pv, std::vector<Move>{mate});
   EXPECT_FLOAT_EQ(result.root_wdl[0], 1.0f);
   state->Play(result.best_move);
-  EXPECT_EQ(state->Result().termination, Termination::kCheckmate);
+  EXPECT_EQ(state->Result().termination, tavreli::kCheckmate);
 }
 
 TEST(SearchTest, PlaysTavreliMatesInTwo) {
@@ -166,7 +168,7 @@ TEST(SearchTest, PlaysTavreliMatesInTwo) {
     state->Play(result.moves[0].pv[0]);
     state->Play(result.moves[0].pv[1]);
     state->Play(result.moves[0].pv[2]);
-    EXPECT_EQ(state->Result().termination, Termination::kCheckmate);
+    EXPECT_EQ(state->Result().termination, tavreli::kCheckmate);
   }
 }
 
@@ -370,7 +372,7 @@ TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
     const SearchResult result = search.Run(Visits(100));
     auto after = state->Clone();
     after->Play(result.best_move);
-    const bool won = after->Result().termination == Termination::kKingEscaped;
+    const bool won = after->Result().termination == tavlei::kKingEscaped;
     EXPECT_EQ(won, immediate_wins);
     if (!immediate_wins) continue;
     // Known at once: nothing evaluated, one playout, proven in one ply.
@@ -741,7 +743,7 @@ TEST(SearchTest, ReportsTheRootOfAFinishedGame) {
   EXPECT_TRUE(result.moves.empty());
   EXPECT_TRUE(result.best_move.IsNull());
   EXPECT_EQ(result.root_proven, Proven::kLoss);
-  EXPECT_EQ(result.game_result.termination, Termination::kCheckmate);
+  EXPECT_EQ(result.game_result.termination, tavreli::kCheckmate);
   EXPECT_EQ(result.playouts, 0u);
 }
 

@@ -22,11 +22,11 @@
 #include <vector>
 
 #include "engine/game/encoder.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/records/vrec_io.h"
 #include "engine/search/search.h"
 #include "engine/search/search_params.h"
+#include "engine/tavreli/module.h"
 #include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "nn/batching_evaluator.h"
@@ -439,20 +439,20 @@ void CheckRecord(const proto::GameRecord& record,
   ASSERT_TRUE(replay.ok()) << replay;
   ASSERT_NE(final_state, nullptr);
   const GameResult result = final_state->Result();
-  switch (record.termination()) {
-    case proto::GameRecord::MAX_LENGTH:
+  switch (static_cast<Termination>(record.termination())) {
+    case Termination::kMaxLength:
       EXPECT_FALSE(result.IsOver());
       EXPECT_EQ(record.plies_size(), config.max_plies());
       EXPECT_EQ(record.winner(), proto::GameRecord::DRAW);
       break;
-    case proto::GameRecord::RESIGNATION:
+    case Termination::kResignation:
       EXPECT_FALSE(result.IsOver());
       EXPECT_FALSE(record.resign_disabled());
       EXPECT_NE(record.winner(), proto::GameRecord::DRAW);
       break;
     default: {
       ASSERT_TRUE(result.IsOver());
-      EXPECT_EQ(record.termination(), TerminationToProto(result.termination));
+      EXPECT_EQ(record.termination(), TerminationCode(result.termination));
       const int side = final_state->SideToMove() & 1;
       proto::GameRecord::Winner expected = proto::GameRecord::DRAW;
       if (result.outcome == Outcome::kWin || result.outcome == Outcome::kLoss) {
@@ -531,7 +531,7 @@ void RunAndCheck(const proto::SelfplayConfig& config, std::string_view game,
   EXPECT_EQ(stats->draws, draws);
   EXPECT_EQ(stats->searches,
             static_cast<uint64_t>(plies) +
-                stats->terminations[proto::GameRecord::RESIGNATION]);
+                stats->terminations[Termination::kResignation]);
   EXPECT_GT(stats->evaluations, 0u);
 }
 
@@ -667,7 +667,7 @@ TEST(SelfplayGameTest, AHopelessSideResigns) {
   GameSummary summary;
   const proto::GameRecord record =
       PlayOrDie(config, *start, &evaluator, 1, &summary);
-  EXPECT_EQ(record.termination(), proto::GameRecord::RESIGNATION);
+  EXPECT_EQ(record.termination(), TerminationCode(Termination::kResignation));
   EXPECT_EQ(record.winner(), proto::GameRecord::FIRST_PLAYER);
   // Black searched at plies 0 and 2 and resigned at its second move.
   EXPECT_EQ(record.plies_size(), 2);
@@ -682,7 +682,7 @@ TEST(SelfplayGameTest, AHopelessSideResigns) {
   FakeEvaluator other(nullptr, LostFor(/*losing_side=*/0));
   const proto::GameRecord white =
       PlayOrDie(config, *start, &other, 1, &summary);
-  EXPECT_EQ(white.termination(), proto::GameRecord::RESIGNATION);
+  EXPECT_EQ(white.termination(), TerminationCode(Termination::kResignation));
   EXPECT_EQ(white.winner(), proto::GameRecord::SECOND_PLAYER);
   EXPECT_EQ(white.plies_size(), 3);
   EXPECT_EQ(summary.resigning_side, 0);
@@ -691,7 +691,7 @@ TEST(SelfplayGameTest, AHopelessSideResigns) {
   config.set_max_plies(12);
   config.set_resign_consecutive_plies(0);
   const proto::GameRecord off = PlayOrDie(config, *start, &evaluator, 1);
-  EXPECT_NE(off.termination(), proto::GameRecord::RESIGNATION);
+  EXPECT_NE(off.termination(), TerminationCode(Termination::kResignation));
   EXPECT_FALSE(off.resign_disabled());
 }
 
@@ -710,7 +710,7 @@ TEST(SelfplayGameTest, PlaythroughGamesContinueAndRecordTheResignPly) {
   EXPECT_TRUE(record.resign_disabled());
   EXPECT_EQ(record.would_resign_ply(), 2);
   EXPECT_GT(record.plies_size(), 2);
-  EXPECT_NE(record.termination(), proto::GameRecord::RESIGNATION);
+  EXPECT_NE(record.termination(), TerminationCode(Termination::kResignation));
   EXPECT_EQ(summary.resigning_side, 1);
   int full = 0, cheap = 0;
   CheckRecord(record, config, &full, &cheap);
@@ -727,7 +727,7 @@ TEST(SelfplayGameTest, MaxPliesAdjudicatesADraw) {
     config.set_max_plies(7);
     const proto::GameRecord record = PlayOrDie(config, *start, &evaluator, 9);
     EXPECT_EQ(record.plies_size(), 7);
-    EXPECT_EQ(record.termination(), proto::GameRecord::MAX_LENGTH);
+    EXPECT_EQ(record.termination(), TerminationCode(Termination::kMaxLength));
     EXPECT_EQ(record.winner(), proto::GameRecord::DRAW);
     int full = 0, cheap = 0;
     CheckRecord(record, config, &full, &cheap);
@@ -746,7 +746,7 @@ TEST(SelfplayGameTest, FinishedPositionsAndMatesEndByTheRules) {
   config.set_temperature_plies(0);
   const proto::GameRecord record = PlayOrDie(config, *start, &evaluator, 4);
   EXPECT_EQ(record.plies_size(), 1);
-  EXPECT_EQ(record.termination(), proto::GameRecord::CHECKMATE);
+  EXPECT_EQ(record.termination(), TerminationCode(tavreli::kCheckmate));
   EXPECT_EQ(record.winner(), proto::GameRecord::FIRST_PLAYER);
   int full = 0, cheap = 0;
   CheckRecord(record, config, &full, &cheap);

@@ -17,6 +17,7 @@
 #include "engine/game/result.h"
 #include "engine/game/square.h"
 #include "engine/games/games.h"
+#include "engine/tavlei/module.h"
 #include "engine/tavlei/tavlei_game.h"
 #include "engine/tavlei/tavlei_prover.h"
 #include "engine/tavlei/tavlei_state.h"
@@ -424,7 +425,7 @@ TEST(TavleiCaptureTest, PrinceAndKing) {
       EXPECT_EQ(state->PositionText().find('K'), std::string::npos);
       // Defenders to move have lost.
       EXPECT_EQ(state->Result(),
-                (GameResult{Outcome::kLoss, Termination::kKingCaptured}));
+                (GameResult{Outcome::kLoss, tavlei::kKingCaptured}));
       EXPECT_TRUE(moves.empty());
       EXPECT_EQ(state->Perft(1), 0u);
       EXPECT_EQ(state->Perft(3), 0u);
@@ -536,8 +537,7 @@ bool CanWinAtOnce(GameState* state) {
   for (const Move move : moves) {
     state->Play(move);
     const Termination t = state->Result().termination;
-    can_win |=
-        t == Termination::kKingEscaped || t == Termination::kKingCaptured;
+    can_win |= t == tavlei::kKingEscaped || t == tavlei::kKingCaptured;
     state->Undo();
   }
   return can_win;
@@ -811,7 +811,7 @@ TEST(TavleiResultTest, PrinceReachesAnExit) {
   EXPECT_EQ(PlayText(state.get(), "a5-a1"), "a5-a1");
   EXPECT_EQ(state->SideToMove(), 0);
   EXPECT_EQ(state->Result(),
-            (GameResult{Outcome::kLoss, Termination::kKingEscaped}));
+            (GameResult{Outcome::kLoss, tavlei::kKingEscaped}));
   MoveList moves;
   state->LegalMoves(&moves);
   EXPECT_TRUE(moves.empty());
@@ -828,7 +828,7 @@ TEST(TavleiResultTest, KingReachesARefuge) {
       NewState("tavlei11", "11/9t1/11/11/11/11/11/11/11/11/5K5 d 0");
   PlayText(state.get(), "f1-a1");
   EXPECT_EQ(state->Result(),
-            (GameResult{Outcome::kLoss, Termination::kKingEscaped}));
+            (GameResult{Outcome::kLoss, tavlei::kKingEscaped}));
   EXPECT_EQ(state->Perft(1), 0u);
 }
 
@@ -836,8 +836,7 @@ TEST(TavleiResultTest, KingAlreadyOnAnExitIsADecidedPosition) {
   // Defenders to move have won already.
   std::unique_ptr<GameState> state =
       NewState("tavlei9", "K8/9/9/9/9/9/9/9/4t4 d 0");
-  EXPECT_EQ(state->Result(),
-            (GameResult{Outcome::kWin, Termination::kKingEscaped}));
+  EXPECT_EQ(state->Result(), (GameResult{Outcome::kWin, tavlei::kKingEscaped}));
   EXPECT_EQ(state->Perft(1), 0u);
 }
 
@@ -848,7 +847,7 @@ TEST(TavleiResultTest, PrinceCapturedEndsTheGame) {
   EXPECT_EQ(PlayText(state.get(), "d7-d3"), "d7-d3xc3");
   EXPECT_EQ(state->PositionText(), "9/9/9/9/9/9/1t1t5/9/9 d 1");
   EXPECT_EQ(state->Result(),
-            (GameResult{Outcome::kLoss, Termination::kKingCaptured}));
+            (GameResult{Outcome::kLoss, tavlei::kKingCaptured}));
   EXPECT_THAT(state->BoardDiagram(),
               HasSubstr("the prince was captured: attackers win\n"));
   EXPECT_EQ(ParseError(*state, "d3-d4"),
@@ -865,13 +864,13 @@ TEST(TavleiResultTest, NoLegalMoveLoses) {
       NewState("tavlei9", "9/9/9/9/2t6/9/9/9/1tKt5 a 0");
   EXPECT_EQ(PlayText(state.get(), "c5-c2"), "c5-c2");
   EXPECT_EQ(state->Result(),
-            (GameResult{Outcome::kLoss, Termination::kNoLegalMoves}));
+            (GameResult{Outcome::kLoss, tavlei::kNoLegalMoves}));
   EXPECT_EQ(state->Perft(1), 0u);
   // t a2 next to the exit a1 is boxed in by T a3 and T b2: the attackers to
   // move lose.
   state = NewState("tavlei9", "9/9/9/9/4K4/9/T8/tT7/9 a 0");
   EXPECT_EQ(state->Result(),
-            (GameResult{Outcome::kLoss, Termination::kNoLegalMoves}));
+            (GameResult{Outcome::kLoss, tavlei::kNoLegalMoves}));
 }
 
 TEST(TavleiResultTest, ThirdOccurrenceIsADraw) {
@@ -943,7 +942,7 @@ TEST(TavleiStateTest, UndoRestoresTextAndHash) {
       texts.push_back(state->PositionText());
       hashes.push_back(state->Hash());
       ASSERT_EQ(state->PliesPlayed(), static_cast<int>(texts.size()) - 1);
-      if (state->Result().termination != Termination::kKingCaptured) {
+      if (state->Result().termination != tavlei::kKingCaptured) {
         // The incremental hash equals the hash of the position read afresh.
         EXPECT_EQ(NewState(*game, texts.back())->Hash(), hashes.back());
       }

@@ -2,10 +2,11 @@
 // passant, castling rights, clocks, legality details and game results.
 #include <string>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/tavreli/module.h"
 #include "engine/tavreli/movegen.h"
 #include "engine/tavreli/tavreli_game.h"
+#include "engine/util/strings.h"
 #include "tests/tavreli_test_util.h"
 
 namespace volkhv::tavreli {
@@ -192,9 +193,9 @@ void PlayAll(GameState& state, std::initializer_list<std::string_view> moves) {
 
 TEST(ResultTest, CheckmateAndStalemate) {
   EXPECT_EQ(StateOf("k7/1Q6/2K5/8/8/8/8/8 b - - 0 1")->Result(),
-            (GameResult{Outcome::kLoss, Termination::kCheckmate}));
+            (GameResult{Outcome::kLoss, tavreli::kCheckmate}));
   EXPECT_EQ(StateOf("k7/2Q5/8/8/8/8/8/7K b - - 0 1")->Result(),
-            (GameResult{Outcome::kDraw, Termination::kStalemate}));
+            (GameResult{Outcome::kDraw, tavreli::kStalemate}));
   EXPECT_FALSE(StateOf(kStartTfen)->Result().IsOver());
 }
 
@@ -214,13 +215,13 @@ TEST(ResultTest, FiftyMoveRule) {
   EXPECT_FALSE(state->Result().IsOver());
   PlayAll(*state, {"a1-a2"});
   EXPECT_EQ(state->Result(),
-            (GameResult{Outcome::kDraw, Termination::kFiftyMoves}));
+            (GameResult{Outcome::kDraw, tavreli::kFiftyMoves}));
 }
 
 TEST(ResultTest, MateOnTheHundredthPlyIsMate) {
   auto state = StateOf("k7/8/1QK5/8/8/8/8/8 w - - 99 80");
   PlayAll(*state, {"b6-b7"});
-  EXPECT_EQ(state->Result().termination, Termination::kCheckmate);
+  EXPECT_EQ(state->Result().termination, tavreli::kCheckmate);
 }
 
 }  // namespace

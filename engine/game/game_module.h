@@ -16,6 +16,7 @@
 #include "engine/game/game.h"
 #include "engine/game/heuristic.h"
 #include "engine/game/prover.h"
+#include "engine/game/result.h"
 
 namespace volkhv {
 
@@ -67,6 +68,12 @@ struct GameModule {
   const Prover* prover = nullptr;
   // `volkhv bench movegen`'s default positions.
   std::vector<BenchPosition> bench_positions;
+  // The reasons the game's own rules end it for (its GameResults'
+  // terminations beyond the generic ones of engine/game/result.h), each
+  // with a code that is not generic (IsGenericTermination) and not another
+  // of its own: the registry refuses the module otherwise. Records store the
+  // codes, so a code once used keeps its meaning.
+  std::vector<TerminationInfo> terminations;
 };
 
 }  // namespace volkhv

@@ -2,6 +2,22 @@
 
 namespace volkhv {
 
+const std::vector<TerminationInfo>& GenericTerminations() {
+  static const auto* generic = new std::vector<TerminationInfo>{
+      {Termination::kNone, "none", "", "", ""},
+      {Termination::kRepetition, "repetition", "", "",
+       "Draw by threefold repetition"},
+      {Termination::kMaxLength, "maximum length", "", "",
+       "Draw at the maximum length"},
+      {Termination::kResignation, "resignation", "", "", "{loser} resigned"},
+      {Termination::kTimeForfeit, "time forfeit", "", "",
+       "{loser} lost on time"},
+      {Termination::kAdjudication, "adjudication", "", "",
+       "Decided by adjudication"},
+  };
+  return *generic;
+}
+
 std::string_view OutcomeName(Outcome outcome) {
   switch (outcome) {
     case Outcome::kOngoing:
@@ -12,28 +28,6 @@ std::string_view OutcomeName(Outcome outcome) {
       return "draw";
     case Outcome::kLoss:
       return "loss";
-  }
-  return "?";
-}
-
-std::string_view TerminationName(Termination termination) {
-  switch (termination) {
-    case Termination::kNone:
-      return "none";
-    case Termination::kCheckmate:
-      return "checkmate";
-    case Termination::kStalemate:
-      return "stalemate";
-    case Termination::kRepetition:
-      return "repetition";
-    case Termination::kFiftyMoves:
-      return "fifty-move rule";
-    case Termination::kNoLegalMoves:
-      return "no legal move";
-    case Termination::kKingCaptured:
-      return "king captured";
-    case Termination::kKingEscaped:
-      return "king escaped";
   }
   return "?";
 }

@@ -3,24 +3,37 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <set>
 
 #include "absl/strings/numbers.h"
-#include "engine/util/strings.h"
 #include "engine/tavlei/module.h"
 #include "engine/tavreli/module.h"
+#include "engine/util/strings.h"
 
 namespace volkhv {
 namespace {
 
+// Dies with `status` when it is an error (a module the registry refuses).
+void DieUnlessOk(const absl::Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "RegisterGame: %s\n",
+               std::string(status.message()).c_str());
+  std::abort();
+}
+
 // The registered modules; a deque keeps each module (and its name) where it
 // is while more are added.
 std::deque<GameModule>& Modules() {
-  static auto* modules = new std::deque<GameModule>{
-      // The built-in games: one line per variant.
-      tavreli::Module(),
-      tavlei::Module("tavlei9"),
-      tavlei::Module("tavlei11"),
-  };
+  static auto* modules = [] {
+    auto* built_in = new std::deque<GameModule>{
+        // The built-in games: one line per variant.
+        tavreli::Module(),
+        tavlei::Module("tavlei9"),
+        tavlei::Module("tavlei11"),
+    };
+    for (const GameModule& m : *built_in) DieUnlessOk(CheckGameModule(m));
+    return built_in;
+  }();
   return *modules;
 }
 
@@ -32,7 +45,37 @@ void RegisterGame(GameModule module) {
                  module.name.c_str());
     std::abort();
   }
+  DieUnlessOk(CheckGameModule(module));
   Modules().push_back(std::move(module));
+}
+
+absl::Status CheckGameModule(const GameModule& module) {
+  if (module.name.empty()) {
+    return absl::InvalidArgumentError("game module without a name");
+  }
+  if (!module.make_game) {
+    return absl::InvalidArgumentError(
+        Cat("game '", module.name, "': no make_game"));
+  }
+  std::set<int> codes;
+  for (const TerminationInfo& t : module.terminations) {
+    const int code = TerminationCode(t.termination);
+    if (IsGenericTermination(code)) {
+      return absl::InvalidArgumentError(
+          Cat("game '", module.name, "': termination ", code, " ('", t.name,
+              "') is a generic code (0, 3, 8 to 31)"));
+    }
+    if (!codes.insert(code).second) {
+      return absl::InvalidArgumentError(Cat("game '", module.name,
+                                            "': termination ", code, " ('",
+                                            t.name, "') is declared twice"));
+    }
+    if (t.name.empty()) {
+      return absl::InvalidArgumentError(
+          Cat("game '", module.name, "': termination ", code, " has no name"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 std::vector<std::string_view> GameNames() {
@@ -155,6 +198,34 @@ std::vector<BenchPosition> GameBenchPositions(std::string_view game) {
     return {{"start", "", 4}};
   }
   return module->bench_positions;
+}
+
+const TerminationInfo* FindTermination(std::string_view game,
+                                       Termination termination) {
+  for (const TerminationInfo& t : GenericTerminations()) {
+    if (t.termination == termination) return &t;
+  }
+  const GameModule* module = FindGame(game);
+  if (module == nullptr) return nullptr;
+  for (const TerminationInfo& t : module->terminations) {
+    if (t.termination == termination) return &t;
+  }
+  return nullptr;
+}
+
+std::string TerminationName(std::string_view game, Termination termination) {
+  const TerminationInfo* info = FindTermination(game, termination);
+  return info != nullptr ? info->name
+                         : Cat("termination ", TerminationCode(termination));
+}
+
+std::string RecordTerminationName(std::string_view game,
+                                  Termination termination) {
+  const TerminationInfo* info = FindTermination(game, termination);
+  if (info == nullptr || info->record_name.empty()) {
+    return TerminationName(game, termination);
+  }
+  return info->record_name;
 }
 
 const Prover* GameProver(const Game& game) {

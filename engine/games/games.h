@@ -12,18 +12,27 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/game/game_module.h"
 #include "engine/game/heuristic.h"
 #include "engine/game/prover.h"
+#include "engine/game/result.h"
 
 namespace volkhv {
 
 // Adds a game beyond the built-in ones (engine/games/games.cc lists those);
-// dies when its name is taken. The module lives as long as the program.
+// dies when its name is taken or CheckGameModule refuses it (the built-in
+// ones are checked too). The module lives as long as the program.
 void RegisterGame(GameModule module);
+
+// What the registry refuses in a module: no name or no make_game; a
+// termination whose code is generic (IsGenericTermination: it would collide
+// with a generic reason's) or is another of the module's own, or that has no
+// name. The error names the module and the code.
+absl::Status CheckGameModule(const GameModule& module);
 
 // The registered games' names, the built-in ones first, in registration
 // order. The views stay valid for the program's life.
@@ -69,6 +78,19 @@ absl::StatusOr<std::vector<BoardSymmetry>> GameSymmetries(
 // The movegen benchmark's positions of `game` (the start at depth 4 for an
 // unregistered one).
 std::vector<BenchPosition> GameBenchPositions(std::string_view game);
+// The termination `termination` of the game `game`: a generic one (for any
+// game) or one of the registered game's own (GameModule::terminations);
+// null when neither. Valid for the program's life.
+const TerminationInfo* FindTermination(std::string_view game,
+                                       Termination termination);
+// Its name, "checkmate" (TerminationInfo::name); "termination N" where
+// FindTermination knows none.
+std::string TerminationName(std::string_view game, Termination termination);
+// Its name in the summaries of .vrec records (TerminationInfo::record_name,
+// else the name): "fifty moves".
+std::string RecordTerminationName(std::string_view game,
+                                  Termination termination);
+
 // The tactics prover of `game` for the search (engine/game/prover.h), or
 // nullptr for a game without one. Valid for the program's life; thread-safe.
 const Prover* GameProver(const Game& game);

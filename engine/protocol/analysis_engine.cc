@@ -7,12 +7,12 @@
 #include <system_error>
 #include <utility>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/protocol/json_error.h"
 #include "engine/protocol/line_reader.h"
 #include "engine/protocol/score.h"
 #include "engine/search/search.h"
+#include "engine/util/strings.h"
 #include "nlohmann/json.hpp"
 
 namespace volkhv::protocol {
@@ -400,7 +400,7 @@ void AnalysisEngine::RunTask(Task& task) {
   }
   if (r.game_result.IsOver()) {
     root_info["gameOver"] =
-        std::string(TerminationName(r.game_result.termination));
+        TerminationName(root.Info().name, r.game_result.termination);
   }
   answer["rootInfo"] = std::move(root_info);
   if (task.include_policy) {

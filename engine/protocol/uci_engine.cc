@@ -605,7 +605,9 @@ void UciEngine::SearchThread(search::SearchLimits limits) {
   if (result.stop_reason == search::StopReason::kGameOver) {
     Send(Cat("info string game over: ", OutcomeName(result.game_result.outcome),
              " for the side to move (",
-             TerminationName(result.game_result.termination), ")"));
+             TerminationName(search_->root_state().Info().name,
+                             result.game_result.termination),
+             ")"));
     Send("bestmove (none)");
     return;
   }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/games/games.h"
 #include "engine/util/files.h"
 #include "engine/util/strings.h"
 
@@ -205,15 +206,13 @@ absl::StatusOr<std::vector<RecordedGame>> ReadRecordFile(
 std::string StatusWord(const GameState& state) {
   const GameResult result = state.Result();
   if (result.IsOver()) {
-    switch (result.termination) {
-      case Termination::kCheckmate:
-        return "checkmate";
-      case Termination::kStalemate:
-        return "stalemate";
-      default:
-        return Cat(result.outcome == Outcome::kDraw ? "draw" : "decided", " (",
-                   TerminationName(result.termination), ")");
+    const TerminationInfo* termination =
+        FindTermination(state.Info().name, result.termination);
+    if (termination != nullptr && !termination->status.empty()) {
+      return termination->status;
     }
+    return Cat(result.outcome == Outcome::kDraw ? "draw" : "decided", " (",
+               TerminationName(state.Info().name, result.termination), ")");
   }
   return state.InCheck() ? "check" : "ongoing";
 }

@@ -54,7 +54,10 @@ struct ReplayReport {
 // checks every ply, and the [Plies] tag when present.
 ReplayReport ReplayGame(const Game& game, const RecordedGame& record);
 
-// "checkmate", "stalemate", "draw (repetition)", "check" or "ongoing".
+// The position's status: for a game over, its termination's status where the
+// game module gives one (TerminationInfo::status: "checkmate", "stalemate"),
+// else "draw (repetition)" or "decided (king captured)"; else "check" or
+// "ongoing".
 std::string StatusWord(const GameState& state);
 
 }  // namespace volkhv

@@ -134,28 +134,6 @@ absl::Status ReplayRecord(
   return absl::OkStatus();
 }
 
-proto::GameRecord::Termination TerminationToProto(Termination t) {
-  switch (t) {
-    case Termination::kNone:
-      return proto::GameRecord::NONE;
-    case Termination::kCheckmate:
-      return proto::GameRecord::CHECKMATE;
-    case Termination::kStalemate:
-      return proto::GameRecord::STALEMATE;
-    case Termination::kRepetition:
-      return proto::GameRecord::REPETITION;
-    case Termination::kFiftyMoves:
-      return proto::GameRecord::FIFTY_MOVES;
-    case Termination::kNoLegalMoves:
-      return proto::GameRecord::NO_LEGAL_MOVES;
-    case Termination::kKingCaptured:
-      return proto::GameRecord::KING_CAPTURED;
-    case Termination::kKingEscaped:
-      return proto::GameRecord::KING_ESCAPED;
-  }
-  return proto::GameRecord::NONE;
-}
-
 std::string_view WinnerName(proto::GameRecord::Winner winner) {
   switch (winner) {
     case proto::GameRecord::FIRST_PLAYER:
@@ -169,29 +147,9 @@ std::string_view WinnerName(proto::GameRecord::Winner winner) {
   }
 }
 
-std::string_view TerminationProtoName(proto::GameRecord::Termination t) {
-  switch (t) {
-    case proto::GameRecord::CHECKMATE:
-      return "checkmate";
-    case proto::GameRecord::STALEMATE:
-      return "stalemate";
-    case proto::GameRecord::REPETITION:
-      return "repetition";
-    case proto::GameRecord::FIFTY_MOVES:
-      return "fifty moves";
-    case proto::GameRecord::NO_LEGAL_MOVES:
-      return "no legal move";
-    case proto::GameRecord::KING_CAPTURED:
-      return "king captured";
-    case proto::GameRecord::KING_ESCAPED:
-      return "king escaped";
-    case proto::GameRecord::MAX_LENGTH:
-      return "maximum length";
-    case proto::GameRecord::RESIGNATION:
-      return "resignation";
-    default:
-      return "none";
-  }
+std::string TerminationNameOf(const proto::GameRecord& record) {
+  return RecordTerminationName(record.game(),
+                               static_cast<Termination>(record.termination()));
 }
 
 }  // namespace volkhv

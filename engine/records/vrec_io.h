@@ -64,10 +64,11 @@ absl::Status ReplayRecord(
     const proto::GameRecord& record,
     const std::function<void(const GameState&, int ply)>& visit);
 
-// GameResult terms <-> record terms.
-proto::GameRecord::Termination TerminationToProto(Termination t);
+// "first player", "second player", "draw", "undecided".
 std::string_view WinnerName(proto::GameRecord::Winner winner);
-std::string_view TerminationProtoName(proto::GameRecord::Termination t);
+// The name of the record's termination in summaries, by its game's module
+// (engine/games/games.h: RecordTerminationName): "fifty moves".
+std::string TerminationNameOf(const proto::GameRecord& record);
 
 }  // namespace volkhv
 

@@ -1,11 +1,11 @@
 #include "engine/tavlei/module.h"
 
-#include "engine/util/strings.h"
 #include "engine/tavlei/encoder.h"
 #include "engine/tavlei/heuristic.h"
 #include "engine/tavlei/symmetry.h"
 #include "engine/tavlei/tavlei_game.h"
 #include "engine/tavlei/tavlei_prover.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::tavlei {
 
@@ -34,6 +34,15 @@ GameModule Module(const std::string& variant) {
   m.symmetries = SquareSymmetries;
   m.prover = &TavleiProver();
   m.bench_positions = {{"start", "", 4}};
+  const std::string king = variant == "tavlei9" ? "prince" : "king";
+  m.terminations = {
+      {kNoLegalMoves, "no legal move", "", "",
+       "{loser} cannot move: {winner} win"},
+      {kKingCaptured, "king captured", "", "",
+       Cat("The ", king, " is captured: {winner} win")},
+      {kKingEscaped, "king escaped", "", "",
+       Cat("The ", king, " escapes: {winner} win")},
+  };
   return m;
 }
 

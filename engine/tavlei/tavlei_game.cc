@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/tavlei/module.h"
 #include "engine/tavlei/move_text.h"
 #include "engine/tavlei/movegen.h"
 #include "engine/tavlei/play_move.h"
@@ -39,10 +40,10 @@ GameResult TavleiState::Result() const {
     const bool captured = position_.status == Status::kKingCaptured;
     const int winner = captured ? kAttackers : kDefenders;
     return {position_.side == winner ? Outcome::kWin : Outcome::kLoss,
-            captured ? Termination::kKingCaptured : Termination::kKingEscaped};
+            captured ? tavlei::kKingCaptured : tavlei::kKingEscaped};
   }
   if (!HasMove(*rules_, position_)) {
-    return {Outcome::kLoss, Termination::kNoLegalMoves};
+    return {Outcome::kLoss, tavlei::kNoLegalMoves};
   }
   if (Occurrences() >= 3) return {Outcome::kDraw, Termination::kRepetition};
   return {};

@@ -1,9 +1,9 @@
 #include "engine/tavreli/module.h"
 
-#include "engine/util/strings.h"
 #include "engine/tavreli/encoder.h"
 #include "engine/tavreli/heuristic.h"
 #include "engine/tavreli/tavreli_game.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::tavreli {
 namespace {
@@ -29,6 +29,12 @@ GameModule Module() {
   };
   m.bench_positions = {{"start", "", 5},
                        {"stacked middlegame", kStackedMiddlegame, 4}};
+  m.terminations = {
+      {kCheckmate, "checkmate", "", "checkmate", "Checkmate: {winner} wins"},
+      {kStalemate, "stalemate", "", "stalemate", "Stalemate: draw"},
+      {kFiftyMoves, "fifty-move rule", "fifty moves", "",
+       "Draw by the fifty-move rule"},
+  };
   return m;
 }
 

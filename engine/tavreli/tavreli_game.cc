@@ -1,10 +1,11 @@
 #include "engine/tavreli/tavreli_game.h"
 
 #include "engine/game/square.h"
-#include "engine/util/strings.h"
+#include "engine/tavreli/module.h"
 #include "engine/tavreli/movegen.h"
 #include "engine/tavreli/notation.h"
 #include "engine/tavreli/tfen.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::tavreli {
 namespace {
@@ -87,11 +88,11 @@ int TavreliState::Occurrences() const {
 GameResult TavreliState::Result() const {
   const Position& pos = current();
   if (!HasLegalMove(pos)) {
-    return pos.InCheck() ? GameResult{Outcome::kLoss, Termination::kCheckmate}
-                         : GameResult{Outcome::kDraw, Termination::kStalemate};
+    return pos.InCheck() ? GameResult{Outcome::kLoss, kCheckmate}
+                         : GameResult{Outcome::kDraw, kStalemate};
   }
   if (pos.HalfmoveClock() >= 100) {
-    return {Outcome::kDraw, Termination::kFiftyMoves};
+    return {Outcome::kDraw, kFiftyMoves};
   }
   if (Occurrences() >= 3) return {Outcome::kDraw, Termination::kRepetition};
   return {};

@@ -50,6 +50,8 @@ GameModule Module() {
     return std::make_unique<NimEncoder>(game.board_width);
   };
   m.bench_positions = {{"start", "", 6}};
+  m.terminations = {{kLastStoneTaken, "last stone taken", "", "",
+                     "{winner} took the last stone and wins"}};
   return m;
 }
 

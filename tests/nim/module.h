@@ -6,7 +6,8 @@
 // It is a whole game module in one folder, registered by the tests alone
 // (RegisterGame(nim::Module()) in the test binaries that use it), so that it
 // never shows in the CLI. It provides no alpha-beta evaluation and no
-// symmetries.
+// symmetries; it names its own termination (kLastStoneTaken), as any game
+// may, without an edit outside this folder.
 //
 // Squares are pile sizes 0..stones on a 1 x (stones + 1) board; the move
 // taking k stones from a pile of p is (p, p - k, 1) and reads "k". The
@@ -19,10 +20,14 @@
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
 #include "engine/game/game_module.h"
+#include "engine/game/result.h"
 
 namespace volkhv::nim {
 
 inline constexpr int kMaxTake = 3;
+
+// The pile is empty: the side to move, who cannot move, has lost.
+inline constexpr Termination kLastStoneTaken{kFirstFreeGameTermination};
 
 // "nim". Thread-safe.
 GameModule Module();

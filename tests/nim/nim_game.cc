@@ -41,7 +41,7 @@ class NimState final : public GameState {
   }
   GameResult Result() const override {
     if (pile_ > 0) return {};
-    return {Outcome::kLoss, Termination::kNoLegalMoves};
+    return {Outcome::kLoss, kLastStoneTaken};
   }
   bool InCheck() const override { return false; }
   // The pile only shrinks: no position comes back.

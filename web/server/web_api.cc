@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_replace.h"
 #include "engine/game/square.h"
 #include "engine/games/games.h"
 #include "engine/protocol/json_error.h"
@@ -114,33 +115,24 @@ Json BoardJson(const std::string& position, const GameInfo& info) {
   return board;
 }
 
+// The game module's line for how the game ended (TerminationInfo::
+// description), with the sides' names put in: "Checkmate: white wins".
 std::string TerminationText(const GameState& state, const GameResult& result) {
   const GameInfo& info = state.Info();
   const int side = state.SideToMove();
+  const TerminationInfo* termination =
+      FindTermination(info.name, result.termination);
+  if (termination == nullptr) return "";
   const std::string winner =
       result.outcome == Outcome::kWin    ? PlayerName(info, side)
       : result.outcome == Outcome::kLoss ? PlayerName(info, 1 - side)
                                          : std::string();
-  const std::string king = info.name == "tavlei9" ? "prince" : "king";
-  switch (result.termination) {
-    case Termination::kNone:
-      return "";
-    case Termination::kCheckmate:
-      return Cat("Checkmate: ", winner, " wins");
-    case Termination::kStalemate:
-      return "Stalemate: draw";
-    case Termination::kRepetition:
-      return "Draw by threefold repetition";
-    case Termination::kFiftyMoves:
-      return "Draw by the fifty-move rule";
-    case Termination::kNoLegalMoves:
-      return Cat(PlayerName(info, side), " cannot move: ", winner, " win");
-    case Termination::kKingCaptured:
-      return Cat("The ", king, " is captured: ", winner, " win");
-    case Termination::kKingEscaped:
-      return Cat("The ", king, " escapes: ", winner, " win");
-  }
-  return "";
+  const std::string loser =
+      result.outcome == Outcome::kWin    ? PlayerName(info, 1 - side)
+      : result.outcome == Outcome::kLoss ? PlayerName(info, side)
+                                         : std::string();
+  return absl::StrReplaceAll(termination->description,
+                             {{"{winner}", winner}, {"{loser}", loser}});
 }
 
 Json ResultJson(const GameState& state) {
@@ -149,7 +141,7 @@ Json ResultJson(const GameState& state) {
   json["over"] = result.IsOver();
   if (!result.IsOver()) return json;
   const int side = state.SideToMove();
-  json["termination"] = std::string(TerminationName(result.termination));
+  json["termination"] = TerminationName(state.Info().name, result.termination);
   if (result.outcome == Outcome::kDraw) {
     json["winner"] = nullptr;
   } else {
@@ -1058,7 +1050,7 @@ void WebApi::RunGameAnalysis(Job& job, const JobSpec& spec) {
                        : result.outcome == Outcome::kLoss ? -1.0
                                                           : 0.0;
       entry["q"] = side == 0 ? q : -q;
-      entry["gameOver"] = std::string(TerminationName(result.termination));
+      entry["gameOver"] = TerminationName(root.Info().name, result.termination);
     } else {
       search::SearchLimits limits;
       limits.visits = spec.visits;
