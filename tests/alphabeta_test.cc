@@ -3,7 +3,8 @@
 // checkmates, Tavlei escapes and king captures), material won, a poisoned
 // capture refused thanks to quiescence, an escape route closed; and the
 // baseline players (random, policy) play legal moves. Every "mate in n" is
-// also checked by brute force over the game interface (no fewer, and n).
+// also checked by brute force over the game interface (no fewer, and n;
+// tests/game_fixtures.h: WinsWithin).
 #include "engine/search/alphabeta.h"
 
 #include <memory>
@@ -22,9 +23,12 @@
 #include "engine/tavreli/tavreli_game.h"
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
+#include "tests/game_fixtures.h"
 
 namespace volkhv::search {
 namespace {
+
+using ::volkhv::testing::WinsWithin;
 
 std::unique_ptr<GameState> State(std::string_view game_name,
                                  std::string_view text) {
@@ -52,39 +56,6 @@ AlphaBetaResult SearchDepth(const GameState& state, int depth,
   AlphaBetaLimits limits;
   limits.depth = depth;
   return search.Search(state, limits);
-}
-
-// Whether the side to move can force a win within `plies` plies (odd), by
-// trying everything.
-bool WinsWithin(GameState& s, int plies) {
-  MoveList moves;
-  s.LegalMoves(&moves);
-  for (Move m : moves) {
-    s.Play(m);
-    const GameResult r = s.Result();
-    bool win = false;
-    if (r.IsOver()) {
-      win = r.outcome == Outcome::kLoss;  // for the side now to move
-    } else if (plies >= 3) {
-      MoveList replies;
-      s.LegalMoves(&replies);
-      win = true;
-      for (Move x : replies) {
-        s.Play(x);
-        const GameResult r2 = s.Result();
-        const bool ok = r2.IsOver() ? r2.outcome == Outcome::kWin
-                                    : WinsWithin(s, plies - 2);
-        s.Undo();
-        if (!ok) {
-          win = false;
-          break;
-        }
-      }
-    }
-    s.Undo();
-    if (win) return true;
-  }
-  return false;
 }
 
 // The position is a win in exactly `moves` moves of the side to move.

@@ -3,11 +3,12 @@
 // engine/game/encoder.h and engine/game/game_module.h, on positions of
 // seeded random playouts: clone, play/undo, hashes, position and move text
 // round trips, perft(1), the terminations, the encoder's shape and policy
-// indices, the symmetries, the evaluation's range, the options and the bench
-// positions.
+// indices, the symmetries, the evaluation's range, the prover's claims
+// against brute force, the options and the bench positions.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -19,11 +20,13 @@
 #include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/game/game_module.h"
+#include "engine/game/prover.h"
 #include "engine/game/result.h"
 #include "engine/games/games.h"
 #include "engine/records/game_file_reader.h"
 #include "engine/util/strings.h"
 #include "gtest/gtest.h"
+#include "tests/game_fixtures.h"
 #include "tests/nim/module.h"
 
 namespace volkhv {
@@ -317,6 +320,114 @@ TEST_P(GameConformanceTest, EvaluationStaysInsideTheHeuristicRange) {
     const int score = (*heuristic)->Evaluate(*state);
     EXPECT_GT(score, -kMaxHeuristicScore) << state->PositionText();
     EXPECT_LT(score, kMaxHeuristicScore) << state->PositionText();
+  }
+}
+
+// The prover's answers (engine/game/prover.h) against brute force
+// (tests/game_fixtures.h: MoveWinsWithin) on positions of random games:
+// every move it names is legal and wins, by exhaustive search, within the
+// plies it claims (1, 3, 5); MovesAllowingQuickWin marks exactly the moves
+// after which its own ImmediateWin (1) or UnstoppableThreat (3) answers,
+// the only completeness the contract asks, each such answer confirmed by
+// brute force too; a decided position, and every other game's positions,
+// get no answer.
+TEST_P(GameConformanceTest, ProverClaimsHoldUnderBruteForce) {
+  const Prover* prover = module_->prover;
+  if (prover == nullptr) GTEST_SKIP() << "no prover";
+  // Brute force tries the prover's own move first: it is the likely win.
+  const ::volkhv::testing::FirstTry first = [prover](const GameState& s) {
+    const Move win = prover->ImmediateWin(s);
+    return win.IsNull() ? prover->UnstoppableThreat(s) : win;
+  };
+  using ::volkhv::testing::MoveWinsWithin;
+  const uint64_t seed = std::hash<std::string>()(GetParam());
+  int checked[6] = {0, 0, 0, 0, 0, 0};  // answers brute-forced, by plies
+  int marked[4] = {0, 0, 0, 0};  // MovesAllowingQuickWin's marks (threats)
+  for (const std::unique_ptr<GameState>& position :
+       ::volkhv::testing::RandomPositions(*game_, 400, seed)) {
+    GameState& s = *position;
+    const std::string text = s.PositionText();
+    MoveList legal;
+    s.LegalMoves(&legal);
+    Move claim = prover->ImmediateWin(s);
+    int plies = 1;
+    if (claim.IsNull()) {
+      claim = prover->UnstoppableThreat(s);
+      plies = 3;
+    }
+    if (claim.IsNull()) {
+      claim = prover->WinInFive(s);
+      plies = 5;
+    }
+    if (!claim.IsNull()) {
+      ASSERT_TRUE(legal.contains(claim)) << text;
+      ASSERT_TRUE(MoveWinsWithin(s, claim, plies, first))
+          << text << " " << s.MoveText(claim) << " does not win in " << plies;
+      ++checked[plies];
+    }
+    for (const bool threats : {false, true}) {
+      std::vector<uint8_t> win_plies;
+      const int count =
+          prover->MovesAllowingQuickWin(s, legal, threats, &win_plies);
+      int expected_count = 0;
+      for (int i = 0; i < legal.size(); ++i) {
+        s.Play(legal[i]);
+        int expected = 0;
+        Move answer;
+        if (!s.Result().IsOver()) {
+          answer = prover->ImmediateWin(s);
+          if (!answer.IsNull()) {
+            expected = 1;
+          } else if (threats) {
+            answer = prover->UnstoppableThreat(s);
+            if (!answer.IsNull()) expected = 3;
+          }
+        }
+        // Every immediate win, the first threats (3 plies cost more).
+        if (threats && (expected == 1 || (expected == 3 && marked[3] < 40))) {
+          EXPECT_TRUE(MoveWinsWithin(s, answer, expected, first))
+              << text << " " << s.MoveText(answer);
+          ++checked[expected];
+        }
+        s.Undo();
+        if (count > 0) {
+          ASSERT_EQ(win_plies.size(), static_cast<size_t>(legal.size()));
+          ASSERT_EQ(win_plies[i], expected)
+              << text << " " << s.MoveText(legal[i]) << " threats " << threats;
+        }
+        expected_count += expected != 0;
+        if (threats) ++marked[expected];
+      }
+      ASSERT_EQ(count, expected_count) << text << " threats " << threats;
+    }
+  }
+  // Each kind of answer came up, or the test proved little.
+  EXPECT_GT(checked[1], 10);
+  EXPECT_GT(checked[3], 10);
+  EXPECT_GT(marked[1], 10);
+  EXPECT_GT(marked[3], 10);
+
+  for (const std::unique_ptr<GameState>& state : positions_) {
+    if (state->Result().IsOver()) {
+      EXPECT_TRUE(prover->ImmediateWin(*state).IsNull())
+          << state->PositionText();
+    }
+  }
+  for (std::string_view other : GameNames()) {
+    if (FindGame(other)->prover == prover) continue;
+    const std::unique_ptr<Game> game =
+        ::volkhv::testing::NewGame(std::string(other));
+    for (const auto& state : ::volkhv::testing::RandomPositions(*game, 5, 1)) {
+      MoveList legal;
+      state->LegalMoves(&legal);
+      std::vector<uint8_t> win_plies;
+      EXPECT_TRUE(prover->ImmediateWin(*state).IsNull()) << other;
+      EXPECT_TRUE(prover->UnstoppableThreat(*state).IsNull()) << other;
+      EXPECT_TRUE(prover->WinInFive(*state).IsNull()) << other;
+      EXPECT_EQ(prover->MovesAllowingQuickWin(*state, legal, true, &win_plies),
+                0)
+          << other;
+    }
   }
 }
 

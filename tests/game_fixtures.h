@@ -1,9 +1,11 @@
 // Games, positions and encoders for the tests: a game by name, its prover,
-// positions sampled from random games, and the default encoder of a game.
+// positions sampled from random games, the default encoder of a game, and
+// brute-force search for forced wins.
 #ifndef VOLKHV_TESTS_GAME_FIXTURES_H_
 #define VOLKHV_TESTS_GAME_FIXTURES_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -64,6 +66,55 @@ inline std::unique_ptr<Encoder> EncoderFor(const Game& game) {
 
 inline std::unique_ptr<Encoder> EncoderFor(const std::string& game_name) {
   return EncoderFor(*NewGame(game_name));
+}
+
+// A move for brute force to try first at the winner's turns (ignored when it
+// is not legal there): it orders the search and never changes its answer.
+using FirstTry = std::function<Move(const GameState&)>;
+
+bool WinsWithin(GameState& state, int plies, const FirstTry& first = nullptr);
+
+// Whether `move` (legal in `state`) wins for the side to move within `plies`
+// plies (odd) whatever the opponent does, by trying everything: it ends the
+// game in the mover's favour, or (plies >= 3) it leaves the game going and
+// after every reply the game is over in the mover's favour or the mover
+// WinsWithin(plies - 2). `state` is as it was afterwards.
+inline bool MoveWinsWithin(GameState& state, Move move, int plies,
+                           const FirstTry& first = nullptr) {
+  state.Play(move);
+  const GameResult result = state.Result();
+  bool win = false;
+  if (result.IsOver()) {
+    win = result.outcome == Outcome::kLoss;  // for the side now to move
+  } else if (plies >= 3) {
+    MoveList replies;
+    state.LegalMoves(&replies);
+    win = true;
+    for (int i = 0; i < replies.size() && win; ++i) {
+      state.Play(replies[i]);
+      const GameResult after = state.Result();
+      win = after.IsOver() ? after.outcome == Outcome::kWin
+                           : WinsWithin(state, plies - 2, first);
+      state.Undo();
+    }
+  }
+  state.Undo();
+  return win;
+}
+
+// Whether the side to move can force a win within `plies` plies (odd): some
+// legal move MoveWinsWithin(plies), `first`'s move tried first.
+inline bool WinsWithin(GameState& state, int plies, const FirstTry& first) {
+  MoveList moves;
+  state.LegalMoves(&moves);
+  const Move hint = first ? first(state) : Move{};
+  if (moves.contains(hint) && MoveWinsWithin(state, hint, plies, first)) {
+    return true;
+  }
+  for (Move move : moves) {
+    if (move != hint && MoveWinsWithin(state, move, plies, first)) return true;
+  }
+  return false;
 }
 
 }  // namespace volkhv::testing
