@@ -5,7 +5,6 @@
 // (so the same on every run of one build), with margins a working net clears
 // by far.
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -18,6 +17,7 @@ namespace volkhv {
 namespace {
 
 using ::volkhv::testing::InitNet;
+using ::volkhv::testing::RowHasGames;
 using ::volkhv::testing::RunResult;
 using ::volkhv::testing::ScopedTempDir;
 using ::volkhv::testing::Volkhv;
@@ -160,14 +160,7 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
   for (const std::string row : {"| random | 4 visits vs random | 2 | ",
                                 "| alphabeta:depth=1 | 4 visits vs depth 1 "
                                 "| 2 | "}) {
-    const size_t at = table.find(row);
-    ASSERT_NE(at, std::string::npos) << row << "\n" << table;
-    int wins = -1, draws = -1, losses = -1;
-    ASSERT_EQ(std::sscanf(table.c_str() + at + row.size(), "%d/%d/%d", &wins,
-                          &draws, &losses),
-              3)
-        << table;
-    EXPECT_EQ(wins + draws + losses, 2) << table;
+    EXPECT_TRUE(RowHasGames(table, row, 2));
   }
   // Bad input: one line naming the problem, exit 2.
   const std::string bad = std::string("bash ") + VOLKHV_SOURCE_DIR +

@@ -15,6 +15,7 @@
 #include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
 #include "gtest/gtest.h"
+#include "tests/loop_fixtures.h"
 #include "tests/test_toolkit.h"
 #include "training/loop_budget.h"
 #include "training/run_lock.h"
@@ -22,43 +23,18 @@
 namespace volkhv {
 namespace {
 
-using ::volkhv::testing::FreshPath;
+using ::volkhv::testing::FreshDir;
+using ::volkhv::testing::RowHasGames;
 using ::volkhv::testing::TempPath;
+using ::volkhv::testing::TinyLoopConfig;
+using ::volkhv::testing::WriteFile;
 
 namespace fs = std::filesystem;
 
-constexpr char kTinyConfig[] = R"(
-game: "tavlei9"
-generations: GENERATIONS
-network {
-  architecture { blocks: 1 filters: 8 se_ratio: 4 policy_head_filters: 8
-                 value_head_filters: 2 value_hidden: 8 }
-  seed: 3
-}
-selfplay {
-  games: 4 parallel_games: 2 visits: 8 cheap_visits: 4 full_search_prob: 0.5
-  max_plies: 50 games_per_file: 2 minibatch: 2
-}
-training {
-  batch_size: 16 steps: 8 learning_rate: 0.01 window_min_positions: 1000
-  validation_fraction: 0.25 validation_positions: 16 validation_interval: 8
-  checkpoint_interval: 4 log_interval: 4
-}
-evaluator { threads: 1 max_batch: 16 cache_entries: 0 }
-evaluation { games: 2 visits: 4 concurrency: 2 max_plies: 50 }
-)";
-
-std::string Dir(const std::string& name) {
-  const std::string dir = FreshPath(name);
-  fs::create_directories(dir);
-  return dir;
-}
-
+// The tiny config of `generations` generations in DIR/tiny-<generations>.
 std::string WriteConfig(const std::string& dir, int generations) {
-  std::string text = kTinyConfig;
-  text.replace(text.find("GENERATIONS"), 11, std::to_string(generations));
   const std::string path = Cat(dir, "/tiny-", generations, ".textproto");
-  std::ofstream(path) << text;
+  WriteFile(path, TinyLoopConfig(generations));
   return path;
 }
 
@@ -117,7 +93,7 @@ void ExpectCompleteRun(const std::string& run, int generations) {
 }
 
 TEST(LoopTest, TwoGenerationsEndToEnd) {
-  const std::string dir = Dir("two");
+  const std::string dir = FreshDir("two");
   const std::string config = WriteConfig(dir, 2);
   const std::string run = dir + "/run";
   ASSERT_EQ(RunVolkhvLoop("--config " + config + " --dir " + run), 0);
@@ -135,7 +111,7 @@ TEST(LoopTest, TwoGenerationsEndToEnd) {
 // is known of its cost before), then the loop stops; a rerun with the same
 // budget does nothing, and one without a budget finishes the run.
 TEST(LoopTest, ABudgetStopsTheRunAndARerunWithoutOneFinishesIt) {
-  const std::string dir = Dir("budget");
+  const std::string dir = FreshDir("budget");
   const std::string config = WriteConfig(dir, 2);
   const std::string run = dir + "/run";
   const std::string budget = " --wall-hours 0.0000001 --cpu-hours 1000";
@@ -156,9 +132,8 @@ TEST(LoopTest, ABudgetStopsTheRunAndARerunWithoutOneFinishesIt) {
 // Gumbel self-play: the records carry the improved policy, the trainer
 // learns from them, and the generation completes.
 TEST(LoopTest, GumbelSelfplayRecordsTrain) {
-  const std::string dir = Dir("gumbel");
-  std::string text = kTinyConfig;
-  text.replace(text.find("GENERATIONS"), 11, "1");
+  const std::string dir = FreshDir("gumbel");
+  std::string text = TinyLoopConfig(1);
   text.replace(text.find("selfplay {") + 10, 0,
                "\n  search_params { name: \"gumbel\" value: \"1\" }");
   const std::string config = dir + "/gumbel.textproto";
@@ -189,7 +164,7 @@ TEST(LoopTest, GumbelSelfplayRecordsTrain) {
 
 // Two one-generation runs at a tiny budget, then every match of the report.
 TEST(LoopTest, AbLearningScriptTrainsBothRunsAndReportsEveryMatch) {
-  const std::string dir = Dir("ab");
+  const std::string dir = FreshDir("ab");
   const std::string a = WriteConfig(dir, 1);
   const std::string b = WriteConfig(dir, 2);
   const std::string command =
@@ -209,14 +184,7 @@ TEST(LoopTest, AbLearningScriptTrainsBothRunsAndReportsEveryMatch) {
                                 "| random | tiny-2: 4 visits | 2 | ",
                                 "| alphabeta:depth=1 | tiny-2: 4 visits | 2 | ",
                                 "| tiny-2 | tiny-1: 4 visits each | 2 | "}) {
-    const size_t at = report.find(row);
-    ASSERT_NE(at, std::string::npos) << row << "\n" << report;
-    int wins = -1, draws = -1, losses = -1;
-    ASSERT_EQ(std::sscanf(report.c_str() + at + row.size(), "%d/%d/%d", &wins,
-                          &draws, &losses),
-              3)
-        << report;
-    EXPECT_EQ(wins + draws + losses, 2) << report;
+    EXPECT_TRUE(RowHasGames(report, row, 2));
   }
   const std::string bad =
       Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ab-learning.sh --a ", a,
@@ -262,7 +230,7 @@ TEST(LoopBudgetTest, StopsWhenSpentOrWhenTheMeanGenerationWouldOverrun) {
 }
 
 TEST(LoopTest, KilledAndRestartedLoopLosesNothing) {
-  const std::string dir = Dir("killed");
+  const std::string dir = FreshDir("killed");
   const std::string config = WriteConfig(dir, 3);
   const std::string run = dir + "/run";
   // Kill it after a while, several times, at different moments.
@@ -278,7 +246,7 @@ TEST(LoopTest, KilledAndRestartedLoopLosesNothing) {
 }
 
 TEST(LoopTest, ASecondLoopOnTheSameRunIsRefused) {
-  const std::string dir = Dir("locked");
+  const std::string dir = FreshDir("locked");
   const std::string config = WriteConfig(dir, 1);
   const std::string run = dir + "/run";
   fs::create_directories(run);
@@ -317,7 +285,7 @@ TEST(LoopTest, ASecondLoopOnTheSameRunIsRefused) {
 // Issue 22, item 10: a loop that died between the last generation's record
 // and metrics.csv left no last row and no report; a rerun makes both.
 TEST(LoopTest, ARerunWritesTheMetricsAndReportOfTheLastGeneration) {
-  const std::string dir = Dir("rerun-report");
+  const std::string dir = FreshDir("rerun-report");
   const std::string config = WriteConfig(dir, 1);
   const std::string run = dir + "/run";
   ASSERT_EQ(RunVolkhvLoop(Cat("--config ", config, " --dir ", run)), 0);
@@ -330,8 +298,7 @@ TEST(LoopTest, ARerunWritesTheMetricsAndReportOfTheLastGeneration) {
 }
 
 TEST(LoopTest, GameOptionsAndTheDeprecatedPrinceMaxSteps) {
-  std::string base = kTinyConfig;
-  base.replace(base.find("GENERATIONS"), 11, "1");
+  const std::string base = TinyLoopConfig(1);
   auto options = [&](const std::string& extra) {
     absl::StatusOr<proto::LoopConfig> config =
         training::ParseLoopConfig(base + extra + "\n", "cfg");
@@ -391,7 +358,7 @@ TEST(LoopTest, EvaluatorPrecisionIsChecked) {
 }
 
 TEST(LoopTest, BadConfigsNameTheKey) {
-  const std::string dir = Dir("bad");
+  const std::string dir = FreshDir("bad");
   std::ofstream(dir + "/unknown.textproto") << "game: \"tavlei9\"\nbogus: 1\n";
   std::ofstream(dir + "/range.textproto")
       << "game: \"tavlei9\"\nselfplay { visits: 0 }\n";
@@ -435,8 +402,7 @@ TEST(LoopTest, ConfigsAreCheckedAgainstTheCommandLineLimits) {
       {"network { architecture { blocks: 100 filters: 1024 } }",
        "network: architecture: 100 blocks x 1024 filters need "},
   };
-  std::string base = kTinyConfig;
-  base.replace(base.find("GENERATIONS"), 11, "1");
+  const std::string base = TinyLoopConfig(1);
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
     const std::string text = base + c.text + "\n";
@@ -448,7 +414,7 @@ TEST(LoopTest, ConfigsAreCheckedAgainstTheCommandLineLimits) {
   }
   // Through the binary: refused at once, and nothing is written, so a
   // corrected config starts the run.
-  const std::string dir = Dir("limits");
+  const std::string dir = FreshDir("limits");
   std::ofstream(dir + "/bad.textproto")
       << base << "network { stack_layers: 0 }\n";
   EXPECT_EQ(RunVolkhvLoop(

@@ -22,11 +22,11 @@
 #include <thread>
 #include <vector>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/protocol/analysis_engine.h"
 #include "engine/protocol/score.h"
 #include "engine/protocol/uci_engine.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "nn/evaluator.h"
@@ -36,6 +36,7 @@ namespace volkhv::protocol {
 namespace {
 
 using Json = nlohmann::json;
+using ::volkhv::testing::ExecVolkhv;
 using ::volkhv::testing::RunResult;
 using ::volkhv::testing::Volkhv;
 using ::volkhv::testing::VolkhvWithInput;
@@ -554,14 +555,7 @@ class Child {
       close(in_pipe[1]);
       close(out_pipe[0]);
       close(out_pipe[1]);
-      std::vector<char*> argv;
-      std::string binary = VOLKHV_BINARY;
-      argv.push_back(binary.data());
-      std::vector<std::string> copy = args;
-      for (std::string& a : copy) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(binary.c_str(), argv.data());
-      _exit(127);
+      ExecVolkhv(args);
     }
     close(in_pipe[0]);
     close(out_pipe[1]);

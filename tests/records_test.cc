@@ -18,13 +18,7 @@
 namespace volkhv::selfplay {
 namespace {
 
-using ::volkhv::testing::FreshPath;
-
-std::string TempDir(const std::string& name) {
-  const std::string dir = FreshPath(name);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
+using ::volkhv::testing::FreshDir;
 
 // A legal game of `plies` plies of the first legal move each time.
 proto::GameRecord MakeRecord(const std::string& game_name, int plies) {
@@ -54,7 +48,7 @@ proto::GameRecord MakeRecord(const std::string& game_name, int plies) {
 }
 
 TEST(RecordsTest, WriteReadRoundTripIsExact) {
-  const std::string dir = TempDir("roundtrip");
+  const std::string dir = FreshDir("roundtrip");
   const std::vector<proto::GameRecord> games = {MakeRecord("tavreli", 30),
                                                 MakeRecord("tavlei9", 20)};
   ASSERT_TRUE(WriteGameRecords(dir + "/a.vrec", games).ok());
@@ -102,7 +96,7 @@ TEST(RecordsTest, TerminationCodesKeepTheirBytesAndNames) {
 }
 
 TEST(RecordsTest, DamagedFilesAreSkippedWithAWarning) {
-  const std::string dir = TempDir("damaged");
+  const std::string dir = FreshDir("damaged");
   ASSERT_TRUE(
       WriteGameRecords(dir + "/1-good.vrec", {MakeRecord("tavreli", 12)}).ok());
   ASSERT_TRUE(
@@ -143,7 +137,7 @@ TEST(RecordsTest, IllegalPlyIsReportedOnReplay) {
 // A child writes a large record file over and over; it is killed at random
 // moments. The file is then always absent or complete.
 TEST(RecordsTest, KilledWriterLeavesNoPartialFile) {
-  const std::string dir = TempDir("killed");
+  const std::string dir = FreshDir("killed");
   std::vector<proto::GameRecord> games;
   for (int i = 0; i < 200; ++i) games.push_back(MakeRecord("tavreli", 60));
   const std::string path = dir + "/games.vrec";

@@ -9,11 +9,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -86,6 +88,49 @@ inline std::string FreshPath(const std::string& name) {
   const std::string path = TempPath(name);
   std::filesystem::remove_all(path);
   return path;
+}
+
+// FreshPath(name), made an empty folder.
+inline std::string FreshDir(const std::string& name) {
+  const std::string path = FreshPath(name);
+  std::filesystem::create_directories(path);
+  return path;
+}
+
+// For a forked child, its standard streams already set: replaces the process
+// with `volkhv ARGS...` (VOLKHV_BINARY, no shell); exits with 127 when that
+// fails.
+[[noreturn]] inline void ExecVolkhv(const std::vector<std::string>& args) {
+  std::string binary = VOLKHV_BINARY;
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv = {binary.data()};
+  for (std::string& arg : copy) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  execv(binary.c_str(), argv.data());
+  _exit(127);
+}
+
+// Passes when `table` holds `row` followed by "W/D/L" counts summing to
+// `games` (the rows of match tables and reports); the failure shows the
+// table.
+inline ::testing::AssertionResult RowHasGames(const std::string& table,
+                                              const std::string& row,
+                                              int games) {
+  const size_t at = table.find(row);
+  if (at == std::string::npos) {
+    return ::testing::AssertionFailure() << "'" << row << "' not in:\n"
+                                         << table;
+  }
+  int wins = -1, draws = -1, losses = -1;
+  if (std::sscanf(table.c_str() + at + row.size(), "%d/%d/%d", &wins, &draws,
+                  &losses) != 3 ||
+      wins + draws + losses != games) {
+    return ::testing::AssertionFailure()
+           << "'" << row << "' is not followed by W/D/L counts of " << games
+           << " games in:\n"
+           << table;
+  }
+  return ::testing::AssertionSuccess();
 }
 
 struct RunResult {

@@ -14,10 +14,11 @@
 #include <thread>
 #include <vector>
 
+#include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
 #include "gtest/gtest.h"
-#include "engine/records/vrec_io.h"
 #include "selfplay/worker_dir.h"
+#include "tests/loop_fixtures.h"
 #include "tests/test_toolkit.h"
 #include "training/loop.h"
 
@@ -26,44 +27,18 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::volkhv::testing::Contains;
-using ::volkhv::testing::FreshPath;
+using ::volkhv::testing::ExecVolkhv;
+using ::volkhv::testing::FreshDir;
 using ::volkhv::testing::Slurp;
+using ::volkhv::testing::TinyLoopConfig;
+using ::volkhv::testing::WriteFile;
 
-// tests/loop_test.cc's tiny config, with its self-play left to workers.
-constexpr char kTinyConfig[] = R"(
-game: "tavlei9"
-generations: GENERATIONS
-network {
-  architecture { blocks: 1 filters: 8 se_ratio: 4 policy_head_filters: 8
-                 value_head_filters: 2 value_hidden: 8 }
-  seed: 3
-}
-selfplay {
-  games: GAMES parallel_games: 2 visits: 8 cheap_visits: 4
-  full_search_prob: 0.5 max_plies: 50 games_per_file: 1 minibatch: 2
-}
-training {
-  batch_size: 16 steps: 8 learning_rate: 0.01 window_min_positions: 1000
-  validation_fraction: 0.25 validation_positions: 16 validation_interval: 8
-  checkpoint_interval: 4 log_interval: 4
-}
-evaluator { threads: 1 max_batch: 16 cache_entries: 0 }
-evaluation { games: 2 visits: 4 concurrency: 2 max_plies: 50 }
-external_selfplay { enabled: true timeout_seconds: 300 poll_seconds: 0.05 }
-)";
-
-std::string Dir(const std::string& name) {
-  const std::string dir = FreshPath(name);
-  fs::create_directories(dir);
-  return dir;
-}
-
+// The tiny loop config, one game a file, its self-play left to workers.
 std::string WriteConfig(const std::string& dir, int generations, int games) {
-  std::string text = kTinyConfig;
-  text.replace(text.find("GENERATIONS"), 11, std::to_string(generations));
-  text.replace(text.find("GAMES"), 5, std::to_string(games));
   const std::string path = dir + "/tiny.textproto";
-  std::ofstream(path) << text;
+  WriteFile(path, TinyLoopConfig(generations, games, 1) +
+                      "external_selfplay { enabled: true timeout_seconds: 300 "
+                      "poll_seconds: 0.05 }\n");
   return path;
 }
 
@@ -75,14 +50,7 @@ pid_t Start(const std::vector<std::string>& args, const std::string& log) {
     if (out == nullptr) _exit(127);
     dup2(fileno(out), STDOUT_FILENO);
     dup2(fileno(out), STDERR_FILENO);
-    std::vector<char*> argv;
-    static std::string binary = VOLKHV_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
+    ExecVolkhv(args);
   }
   return pid;
 }
@@ -142,8 +110,7 @@ TakenGames ReadTaken(const std::string& run) {
     const int generation = std::stoi(name.substr(4, 4));
     for (const proto::GameRecord& game : *games) {
       EXPECT_EQ(game.net_generation(), generation) << name;
-      EXPECT_TRUE(
-          ReplayRecord(game, [](const GameState&, int) {}).ok());
+      EXPECT_TRUE(ReplayRecord(game, [](const GameState&, int) {}).ok());
       ++taken.by_generation[generation];
       ++taken.by_pid[WriterPid(name)];
     }
@@ -152,7 +119,7 @@ TakenGames ReadTaken(const std::string& run) {
 }
 
 TEST(WorkersTest, ThreeWorkersFillEveryGenerationExactly) {
-  const std::string dir = Dir("three");
+  const std::string dir = FreshDir("three");
   const std::string run = dir + "/run";
   const pid_t loop =
       Start({"loop", "--config", WriteConfig(dir, 2, 6), "--dir", run},
@@ -184,7 +151,7 @@ TEST(WorkersTest, ThreeWorkersFillEveryGenerationExactly) {
 }
 
 TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
-  const std::string dir = Dir("killed");
+  const std::string dir = FreshDir("killed");
   const std::string run = dir + "/run";
   // What a kill in the middle of a write leaves (WriteFileAtomically's
   // temporary file), and a damaged record file: both are left alone.
@@ -240,7 +207,7 @@ TEST(WorkersTest, AKilledWorkerLosesOnlyItsGameInFlight) {
 }
 
 TEST(WorkersTest, AWorkerStartedLatePlaysTheNewNet) {
-  const std::string dir = Dir("late");
+  const std::string dir = FreshDir("late");
   const std::string run = dir + "/run";
   const pid_t loop =
       Start({"loop", "--config", WriteConfig(dir, 2, 4), "--dir", run},
