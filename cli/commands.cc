@@ -122,7 +122,7 @@ int RunValidate(const std::vector<std::string>& args) {
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail("validate", game.status(), kExitUsage);
   absl::StatusOr<std::vector<RecordedGame>> records =
-      ReadRecordFile(cl->positional()[0]);
+      ReadGameFile(cl->positional()[0]);
   if (!records.ok()) {
     return Fail("validate", records.status(), kExitInvalidInput);
   }

@@ -435,7 +435,7 @@ int RunAnalyze(const std::vector<std::string>& args) {
   Add(&specs, EvaluatorOptionSpecs());
   Add(&specs,
       {{"game-file", "FILE", "",
-        "analyse every position of a recorded game (record file format)"},
+        "analyse every position of a recorded game (game file format)"},
        {"game-index", "K", "1", "which game of --game-file (1 = the first)"},
        {"visits", "N", "800", "root visits per position"},
        {"top", "K", "5", "candidates shown per position"},
@@ -477,7 +477,7 @@ int RunAnalyze(const std::vector<std::string>& args) {
     absl::StatusOr<int> index = cl->GetInt("game-index", 1, 1000000);
     if (!index.ok()) return Fail("analyze", index.status(), kExitUsage);
     absl::StatusOr<std::vector<RecordedGame>> records =
-        ReadRecordFile(cl->Get("game-file"));
+        ReadGameFile(cl->Get("game-file"));
     if (!records.ok()) {
       return Fail("analyze", records.status(), kExitInvalidInput);
     }

@@ -17,7 +17,7 @@ constexpr char kUsage[] =
     "commands:\n"
     "  perft      count the legal-move tree of a position\n"
     "  show       draw a position, its legal-move count and status\n"
-    "  validate   replay every game of a record file through the rules\n"
+    "  validate   replay every game of a game file through the rules\n"
     "  demo       perft and a random game\n"
     "  engine     UCI-style engine protocol on stdin/stdout\n"
     "  analysis   JSON analysis engine: one query per line on stdin\n"

@@ -8,7 +8,7 @@
 #     Prints executions, seconds, peak resident memory and the result per
 #     harness; exits 1 if any found a crash, a leak, a timeout or too much
 #     memory (the input is in build-fuzz/findings/). Without HARNESS: all of
-#     them.
+#     them. `record_file` is an older name of the harness `game_file`.
 #   scripts/fuzz.sh --sanitize-tests
 #     Builds the engine and the GoogleTest suites with GCC, ASan and UBSan
 #     into build-asan/ and runs ctest there.
@@ -23,13 +23,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-harnesses=(tfen tavlei_position move_text record_file vrec weights config
+harnesses=(tfen tavlei_position move_text game_file vrec weights config
   analysis uci)
 # The largest input each harness is given (-max_len, bytes). The analysis
 # limit is well past the nesting depth that once overflowed the stack
 # (issue 22, item 1; now refused at --max-json-depth).
 declare -A max_len=(
-  [tfen]=512 [tavlei_position]=512 [move_text]=4096 [record_file]=8192
+  [tfen]=512 [tavlei_position]=512 [move_text]=4096 [game_file]=8192
   [vrec]=16384 [weights]=32768 [config]=4096 [analysis]=16384 [uci]=2048
 )
 rss_limit_mb=2048
@@ -89,6 +89,9 @@ fi
 [ "$seconds" -ge 1 ] || fail "SECONDS must be at least 1, got $seconds"
 selected=("$@")
 if [ ${#selected[@]} -eq 0 ]; then selected=("${harnesses[@]}"); fi
+for i in "${!selected[@]}"; do
+  if [ "${selected[$i]}" = record_file ]; then selected[$i]=game_file; fi
+done
 for h in "${selected[@]}"; do
   [[ " ${harnesses[*]} " == *" $h "* ]] ||
     fail "unknown harness '$h' (known: ${harnesses[*]})"

@@ -1,4 +1,4 @@
-// Game-neutral pieces: square names, the game registry, record files.
+// Game-neutral pieces: square names, the game registry, game files.
 #include "engine/game/square.h"
 #include "engine/games/games.h"
 #include "engine/records/game_file_reader.h"
@@ -43,15 +43,15 @@ TEST(RegistryTest, MakesEveryGameAndRejectsUnknownOnes) {
             std::string::npos);
 }
 
-TEST(RecordFileTest, SplitsMoveTextLikePublishedRecords) {
+TEST(GameFileTest, SplitsMoveTextLikePublishedRecords) {
   EXPECT_EQ(SplitMoveText("1. e2-e4 e7-e5 2. d1(2) x d4+ 0-0 {a comment} "
                           "3...g8-f6 ; rest of line\n4.f3(1)-f5? 1-0"),
             (std::vector<std::string>{"e2-e4", "e7-e5", "d1(2)xd4+", "0-0",
                                       "g8-f6", "f3(1)-f5?"}));
 }
 
-TEST(RecordFileTest, ParsesGamesTagsAndLines) {
-  auto games = ParseRecordText(
+TEST(GameFileTest, ParsesGamesTagsAndLines) {
+  auto games = ParseGameFileText(
       "[Game \"one\"]\n[Plies \"2\"]\n1. e2-e4 e7-e5\n\n"
       "[Game \"two\"]\n[TFEN \"4k3/8/8/8/8/8/8/4K3 w - - 0 1\"]\n"
       "1. e1-e2\n");
@@ -67,31 +67,31 @@ TEST(RecordFileTest, ParsesGamesTagsAndLines) {
   EXPECT_EQ(second.final_position, "4k3/8/8/8/8/8/4K3/8 b - - 1 1");
 }
 
-TEST(RecordFileTest, RepeatedTagStartsAGameEvenWithoutMoves) {
-  auto games = ParseRecordText("[Game \"a\"]\n\n[Game \"b\"]\n1. e2-e4\n");
+TEST(GameFileTest, RepeatedTagStartsAGameEvenWithoutMoves) {
+  auto games = ParseGameFileText("[Game \"a\"]\n\n[Game \"b\"]\n1. e2-e4\n");
   ASSERT_TRUE(games.ok());
   ASSERT_EQ(games->size(), 2u);
   EXPECT_TRUE((*games)[0].moves.empty());
   EXPECT_EQ((*games)[1].Tag("Game"), "b");
 }
 
-TEST(RecordFileTest, ReportsTheFirstIllegalPlyAndBadTags) {
+TEST(GameFileTest, ReportsTheFirstIllegalPlyAndBadTags) {
   auto game = MakeGame("tavreli");
-  auto games = ParseRecordText("1. e2-e4 e7-e5 2. e4-e5 d7-d5\n");
+  auto games = ParseGameFileText("1. e2-e4 e7-e5 2. e4-e5 d7-d5\n");
   ASSERT_TRUE(games.ok());
   const ReplayReport report = ReplayGame(**game, (*games)[0]);
   EXPECT_FALSE(report.ok);
   EXPECT_EQ(report.plies, 2);
   EXPECT_NE(report.error.find("ply 3 (e4-e5)"), std::string::npos)
       << report.error;
-  auto wrong_count = ParseRecordText("[Plies \"3\"]\n1. e2-e4 e7-e5\n");
+  auto wrong_count = ParseGameFileText("[Plies \"3\"]\n1. e2-e4 e7-e5\n");
   EXPECT_NE(ReplayGame(**game, (*wrong_count)[0]).error.find("Plies tag"),
             std::string::npos);
-  auto malformed = ParseRecordText("[Game one]\n1. e2-e4\n");
+  auto malformed = ParseGameFileText("[Game one]\n1. e2-e4\n");
   ASSERT_FALSE(malformed.ok());
   EXPECT_NE(std::string(malformed.status().message()).find("line 1"),
             std::string::npos);
-  EXPECT_FALSE(ReadRecordFile("/nonexistent/file.txt").ok());
+  EXPECT_FALSE(ReadGameFile("/nonexistent/file.txt").ok());
 }
 
 TEST(StringsTest, CatSplitTrim) {

@@ -97,7 +97,7 @@ void RandomAgainstAlphaBeta(std::string_view game_name) {
 
   // The game file: every game replays legally to its recorded end.
   absl::StatusOr<std::vector<RecordedGame>> records =
-      ReadRecordFile(options.pgn_path);
+      ReadGameFile(options.pgn_path);
   ASSERT_TRUE(records.ok()) << records.status().message();
   ASSERT_EQ(records->size(), 24u);
   const std::string first_tag = SideTitle(game->Info().first_player_name);
@@ -237,7 +237,7 @@ TEST(MatchTest, OpeningsFromAFileArePlayedWithBothColours) {
       RunMatch(*game, Players(*game, {"random", "random:name=r2"}), options);
   ASSERT_TRUE(report.ok()) << report.status().message();
   absl::StatusOr<std::vector<RecordedGame>> records =
-      ReadRecordFile(options.pgn_path);
+      ReadGameFile(options.pgn_path);
   ASSERT_TRUE(records.ok());
   ASSERT_EQ(records->size(), 4u);
   std::map<std::string, std::set<std::string>> whites;
@@ -309,7 +309,7 @@ TEST(MatchTest, MctsAndPolicyPlayersPlay) {
   ASSERT_TRUE(report.ok()) << report.status().message();
   EXPECT_EQ(report->games.size(), 2u);
   absl::StatusOr<std::vector<RecordedGame>> records =
-      ReadRecordFile(options.pgn_path);
+      ReadGameFile(options.pgn_path);
   ASSERT_TRUE(records.ok());
   for (const RecordedGame& r : *records) {
     EXPECT_TRUE(ReplayGame(*game, r).ok);
@@ -376,7 +376,7 @@ TEST(GameFileTest, FormatsTagsMovesCommentsAndResult) {
             "\n"
             "1. e2-e4 {+0.10/2} e7-e5 2. d1-h5 {+0.35/2} 1-0\n"
             "\n");
-  absl::StatusOr<std::vector<RecordedGame>> parsed = ParseRecordText(text);
+  absl::StatusOr<std::vector<RecordedGame>> parsed = ParseGameFileText(text);
   ASSERT_TRUE(parsed.ok());
   ASSERT_EQ(parsed->size(), 1u);
   EXPECT_EQ((*parsed)[0].moves,

@@ -43,8 +43,8 @@ constexpr Expected kExpected[20] = {
 TEST(PublishedGamesTest, AllTwentyReplayLegallyWithPinnedStatus) {
   auto game = MakeGame("tavreli");
   ASSERT_TRUE(game.ok());
-  auto records = ReadRecordFile(std::string(VOLKHV_TEST_DATA_DIR) +
-                                "/tavreli-published-games.txt");
+  auto records = ReadGameFile(std::string(VOLKHV_TEST_DATA_DIR) +
+                              "/tavreli-published-games.txt");
   ASSERT_TRUE(records.ok()) << records.status().message();
   ASSERT_EQ(records->size(), 20u);
   for (size_t i = 0; i < records->size(); ++i) {

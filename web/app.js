@@ -1072,7 +1072,7 @@ async function main() {
   $('setup').addEventListener('click', setUp);
   $('copy-position').addEventListener('click', copyPosition);
   $('load-record').addEventListener('click', () => loadRecord($('record-text').value));
-  $('record-file').addEventListener('change', async (e) => {
+  $('game-file').addEventListener('change', async (e) => {
     const file = e.target.files[0];
     if (!file) return;
     const text = await file.text();

@@ -130,7 +130,7 @@ size_t UnclosedComment(std::string_view text) {
   return brace_depth > 0 ? opened : std::string_view::npos;
 }
 
-absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
+absl::StatusOr<std::vector<RecordedGame>> ParseGameFileText(
     std::string_view text) {
   std::vector<RecordedGame> games;
   bool in_moves = false;  // the current game's move text has started
@@ -185,7 +185,7 @@ absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
   return games;
 }
 
-absl::StatusOr<std::vector<RecordedGame>> ReadRecordFile(
+absl::StatusOr<std::vector<RecordedGame>> ReadGameFile(
     const std::string& path) {
   absl::StatusOr<std::string> text =
       ReadBoundedFile(path, kMaxTextFileBytes, "game file");
@@ -195,7 +195,7 @@ absl::StatusOr<std::vector<RecordedGame>> ReadRecordFile(
     }
     return text.status();
   }
-  absl::StatusOr<std::vector<RecordedGame>> games = ParseRecordText(*text);
+  absl::StatusOr<std::vector<RecordedGame>> games = ParseGameFileText(*text);
   if (!games.ok()) {
     return absl::InvalidArgumentError(
         Cat(path, ": ", games.status().message()));

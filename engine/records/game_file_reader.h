@@ -1,5 +1,5 @@
 // Reading PGN-style game files (the format of
-// shared/data/tavreli-published-games.txt; written by game_file_writer.h):
+// tests/data/tavreli-published-games.txt; written by game_file_writer.h):
 // `[Key "value"]` tag lines, then move text, games separated by tags; and the
 // replay of a recorded game through the rules. Game-neutral.
 #ifndef VOLKHV_ENGINE_RECORDS_GAME_FILE_READER_H_
@@ -33,13 +33,12 @@ std::vector<std::string> SplitMoveText(std::string_view text);
 // swallow the rest of the move text), or std::string_view::npos.
 size_t UnclosedComment(std::string_view text);
 
-// Parses a whole record file's text. Errors name the line (a malformed
-// tag; a `{` comment left open).
-absl::StatusOr<std::vector<RecordedGame>> ParseRecordText(
+// Parses a whole game file's text. Errors name the line (a malformed tag; a
+// `{` comment left open).
+absl::StatusOr<std::vector<RecordedGame>> ParseGameFileText(
     std::string_view text);
 // Reads and parses a file. Errors name the file.
-absl::StatusOr<std::vector<RecordedGame>> ReadRecordFile(
-    const std::string& path);
+absl::StatusOr<std::vector<RecordedGame>> ReadGameFile(const std::string& path);
 
 // The outcome of replaying one recorded game.
 struct ReplayReport {

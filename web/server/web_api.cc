@@ -737,17 +737,17 @@ ApiResponse WebApi::Record(std::string_view body) {
   absl::StatusOr<GameFields> fields = ReadGameFields(json, limits_.max_plies);
   if (!fields.ok()) return BadRequest(fields.status().message());
   if (!json.contains("text") || !json["text"].is_string()) {
-    return BadRequest("field 'text' (the record file's text) is required");
+    return BadRequest("field 'text' (the game file's text) is required");
   }
   absl::StatusOr<GameEntry*> entry = Entry(fields->game, fields->options);
   if (!entry.ok()) return BadRequest(entry.status().message());
   const Game& game = *(*entry)->game;
   absl::StatusOr<std::vector<RecordedGame>> records =
-      ParseRecordText(json["text"].get<std::string>());
+      ParseGameFileText(json["text"].get<std::string>());
   if (!records.ok()) return BadRequest(records.status().message());
-  if (records->empty()) return BadRequest("the record holds no game");
+  if (records->empty()) return BadRequest("the game file holds no game");
   if (static_cast<int>(records->size()) > limits_.max_record_games) {
-    return BadRequest(Cat("the record holds ", records->size(),
+    return BadRequest(Cat("the game file holds ", records->size(),
                           " games; at most ", limits_.max_record_games));
   }
   Json games = Json::array();

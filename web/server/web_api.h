@@ -12,8 +12,8 @@
 //                                  moves, result
 //   POST /api/move                 {move} played after {moves}
 //   POST /api/engine-move          the engine's move after {moves}
-//   POST /api/record               a record file's games, replayed
-//   POST /api/export               the game as a record file
+//   POST /api/record               a game file's games, replayed
+//   POST /api/export               the game as a game file
 //   POST /api/analysis             starts a live analysis -> {id}
 //   GET  /api/analysis/ID          its latest report
 //   POST /api/analysis/ID/stop     stops it; the final report
@@ -50,7 +50,7 @@ struct WebLimits {
   int max_searches = 2;              // analyses and engine moves at once
   int64_t analysis_idle_ms = 30000;  // an unpolled analysis stops
   int max_plies = 2000;              // moves per request
-  int max_record_games = 1000;       // games per record text
+  int max_record_games = 1000;       // games per game file (/api/record)
   uint64_t default_analysis_visits = 200000;  // live analysis without limit
 };
 

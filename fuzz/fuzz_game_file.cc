@@ -1,5 +1,5 @@
-// PGN-style game record files (engine/records/game_file_reader.h): any bytes
-// parsed as a record file, and every game replayed through the rules of
+// PGN-style game files (engine/records/game_file_reader.h): any bytes parsed
+// as a game file, and every game replayed through the rules of
 // tavreli, tavlei9 and tavlei11, as `validate` and `analyze --game-file` do.
 #include <cstddef>
 #include <cstdint>
@@ -30,7 +30,7 @@ const std::vector<std::unique_ptr<volkhv::Game>>& Games() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace volkhv;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  absl::StatusOr<std::vector<RecordedGame>> records = ParseRecordText(text);
+  absl::StatusOr<std::vector<RecordedGame>> records = ParseGameFileText(text);
   if (!records.ok()) {
     FUZZ_CHECK(!records.status().message().empty(), text);
     return 0;
