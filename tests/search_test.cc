@@ -1113,6 +1113,109 @@ TEST(SearchTest, StopsOnTimeNodesAndTheStopFlag) {
   EXPECT_TRUE(stopped_first);
 }
 
+// Issue 19, item 3: UCI's `go depth N` stops at a mean playout depth of N;
+// `go mate N` returns once the root is proven won in 2N - 1 plies, without
+// waiting for a stop flag that never comes.
+TEST(SearchTest, StopsAtADepthAndAtAMate) {
+  auto state = State("tavreli");
+  nn::UniformEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  SearchLimits deep;
+  deep.depth = 3;
+  const SearchResult by_depth = search.Run(deep);
+  EXPECT_EQ(by_depth.stop_reason, StopReason::kDepth);
+  EXPECT_GE(std::lround(by_depth.average_depth), 3);
+  EXPECT_GT(by_depth.playouts, 0u);
+
+  Search mate(SearchParams(), &evaluator, ProverOf(*state), 1);
+  ASSERT_TRUE(mate.SetPosition(*State("tavreli", kRookMateInOne)).ok());
+  std::atomic<bool> stop{false};
+  SearchLimits mate_in_one;
+  mate_in_one.mate_plies = 1;
+  // A safety net only: the Run must return on its own long before.
+  std::atomic<bool> returned{false};
+  std::thread safety([&] {
+    for (int i = 0; i < 60000 && !returned; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    stop = true;
+  });
+  const SearchResult found = mate.Run(mate_in_one, {}, &stop);
+  const bool stopped_first = stop.load();
+  returned = true;
+  safety.join();
+  EXPECT_FALSE(stopped_first);
+  EXPECT_EQ(found.stop_reason, StopReason::kProven);
+  EXPECT_EQ(found.best_move,
+            ParseMove(*State("tavreli", kRookMateInOne), "h1-h8"));
+}
+
+// Issue 19: a move filter (UCI searchmoves, analysis allowMoves and
+// avoidMoves) restricts the moves searched at the nodes its rules name; the
+// evaluator still sees every legal move.
+TEST(SearchTest, MoveFilterRestrictsTheMovesNearTheRoot) {
+  auto state = State("tavreli");
+  FakeEvaluator evaluator;
+  Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  ASSERT_TRUE(search.Run(Visits(50)).root_visits == 50);
+  // Only two white moves at the root; black answers only e7-e5 below it.
+  search.SetMoveFilter(
+      {{.side = 0,
+        .until_depth = 1,
+        .allow = true,
+        .moves = {"e2-e4", "d2-d4", "nonsense"}},
+       {.side = 1, .until_depth = 2, .allow = true, .moves = {"e7-e5"}}});
+  SearchResult r = search.Run(Visits(400));
+  // The filter forgot the tree grown without it.
+  EXPECT_EQ(r.playouts, 400u);
+  ASSERT_EQ(r.moves.size(), 2u);
+  std::set<std::string> moves;
+  for (const MoveInfo& m : r.moves) moves.insert(state->MoveText(m.move));
+  EXPECT_EQ(moves, (std::set<std::string>{"d2-d4", "e2-e4"}));
+  EXPECT_EQ(r.moves[0].visits + r.moves[1].visits, 399u);
+  for (const Edge& edge : search.root()->children()) {
+    ASSERT_NE(edge.child, nullptr);
+    ASSERT_TRUE(edge.child->expanded());
+    ASSERT_EQ(edge.child->num_edges, 1);
+    auto after = state->Clone();
+    after->Play(edge.move);
+    EXPECT_EQ(after->MoveText(edge.child->edges[0].move), "e7-e5");
+    EXPECT_NEAR(edge.child->edges[0].prior, 1.0f, 1e-6);
+  }
+  ExpectConsistentTree(search.root());
+  EXPECT_EQ(evaluator.bad_requests(), 0);
+  // The same filter again keeps the tree.
+  search.SetMoveFilter(search.move_filter());
+  EXPECT_EQ(search.Run(Visits(400)).playouts, 0u);
+
+  // Avoiding the only mate in one: the search plays something else.
+  auto mate_state = State("tavreli", kRookMateInOne);
+  Search avoid(SearchParams(), &evaluator, ProverOf(*mate_state), 1);
+  ASSERT_TRUE(avoid.SetPosition(*mate_state).ok());
+  avoid.SetMoveFilter(
+      {{.side = 0, .until_depth = 1, .allow = false, .moves = {"h1-h8"}}});
+  r = avoid.Run(Visits(300));
+  const Move mate = ParseMove(*mate_state, "h1-h8");
+  EXPECT_NE(r.best_move, mate);
+  EXPECT_EQ(FindMove(r, mate), nullptr);
+  EXPECT_FALSE(r.root_proven == Proven::kWin && r.root_proven_plies == 1);
+  // A filter that leaves no legal move is ignored there.
+  avoid.SetMoveFilter(
+      {{.side = 0, .until_depth = 1, .allow = true, .moves = {"a1-a2"}}});
+  r = avoid.Run(Visits(300));
+  EXPECT_EQ(r.best_move, mate);
+  // Another root drops the filter (and the tree grown under it).
+  ASSERT_TRUE(avoid.SetPosition(*mate_state, std::vector<Move>{mate}).ok());
+  EXPECT_TRUE(avoid.move_filter().empty());
+  ASSERT_TRUE(
+      search.SetPosition(*state, std::vector<Move>{ParseMove(*state, "e2-e4")})
+          .ok());
+  EXPECT_TRUE(search.move_filter().empty());
+  EXPECT_EQ(search.Run(Visits(10)).playouts, 10u);
+}
+
 TEST(BenchSearchTest, ReportsPlayoutsAndEvaluatorShare) {
   if (access(VOLKHV_BINARY, X_OK) != 0) {
     GTEST_SKIP() << "build the volkhv target first";

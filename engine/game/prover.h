@@ -38,7 +38,8 @@ class Prover {
   // UnstoppableThreat are null.
   virtual Move WinInFive(const GameState& state) const = 0;
 
-  // How many moves of `legal` (LegalMoves() of `state`) let the player to
+  // How many moves of `legal` (LegalMoves() of `state`, or some of them: a
+  // search's move filter may have removed others) let the player to
   // move after them win quickly. *win_plies gets one entry per move: 1 when
   // that player then has an ImmediateWin, else 3 when (only with `threats`)
   // an UnstoppableThreat, else 0 (a move that itself ends the game is 0).

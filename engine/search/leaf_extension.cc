@@ -1,8 +1,11 @@
 // Leaf extension: what a new leaf is (the game over, a repetition, a win or
 // loss the prover shows), its evaluation by the network and its expansion.
+#include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "engine/search/search.h"
 #include "engine/search/search_internal.h"
@@ -20,9 +23,11 @@ Search::Pick Search::ExtendLeaf(Worker* worker, Slot* slot, Node* node) {
     slot->known = slot->proven_now = true;
     return Pick::kKnown;
   }
+  FilterMoves(*state, static_cast<int>(slot->moves.size()), slot);
+  const MoveList& moves = slot->ExpandMoves();
   const Tactics tactics = ProbeTactics(*state, slot);
   const uint64_t expansion =
-      Tree::ExpansionBytes(slot->legal.size()) +
+      Tree::ExpansionBytes(moves.size()) +
       sizeof(Node) * static_cast<uint64_t>(
                          tactics.decisive.IsNull() ? tactics.lost_moves : 1);
   if (node != tree_.root() && MemoryFull(expansion)) {
@@ -30,11 +35,11 @@ Search::Pick Search::ExtendLeaf(Worker* worker, Slot* slot, Node* node) {
     ReleasePath(*slot);
     return Pick::kMemoryFull;
   }
-  const bool known = tactics.decisive.IsNull()
-                         ? tactics.lost_moves == slot->legal.size() &&
-                               ExpandLost(node, state, slot)
-                         : ExpandWon(node, state, tactics.decisive,
-                                     tactics.decisive_child_plies, slot->legal);
+  const bool known =
+      tactics.decisive.IsNull()
+          ? tactics.lost_moves == moves.size() && ExpandLost(node, state, slot)
+          : ExpandWon(node, state, tactics.decisive,
+                      tactics.decisive_child_plies, moves);
   if (known) {
     UndoToRoot(slot);
     slot->known = slot->proven_now = true;
@@ -73,6 +78,42 @@ Proven Search::LeafEnd(const Node* node, const GameState& state,
   return Proven::kNone;
 }
 
+void Search::FilterMoves(const GameState& state, int depth, Slot* slot) const {
+  slot->filtered = false;
+  if (filter_.empty()) return;
+  const MoveList& legal = slot->legal;
+  const int side = state.SideToMove() & 1;
+  std::vector<uint8_t> keep(legal.size(), 1);
+  std::vector<uint8_t> listed(legal.size());
+  bool applies = false;
+  for (const MoveRule& rule : filter_) {
+    if (rule.side != side || depth >= rule.until_depth) continue;
+    applies = true;
+    std::fill(listed.begin(), listed.end(), 0);
+    for (const std::string& text : rule.moves) {
+      const absl::StatusOr<Move> move = state.ParseMove(text);
+      if (!move.ok()) continue;
+      for (int i = 0; i < legal.size(); ++i) {
+        if (legal[i] == *move) listed[i] = 1;
+      }
+    }
+    for (int i = 0; i < legal.size(); ++i) {
+      if ((listed[i] != 0) != rule.allow) keep[i] = 0;
+    }
+  }
+  if (!applies) return;
+  slot->kept.clear();
+  slot->kept_moves.clear();
+  for (int i = 0; i < legal.size(); ++i) {
+    if (keep[i] == 0) continue;
+    slot->kept.push_back(i);
+    slot->kept_moves.push_back(legal[i]);
+  }
+  // No move left: the rules are ignored here; all kept: nothing to filter.
+  slot->filtered =
+      !slot->kept.empty() && slot->kept_moves.size() < legal.size();
+}
+
 Search::Tactics Search::ProbeTactics(const GameState& state, Slot* slot) const {
   Tactics tactics;
   slot->allows_win.clear();
@@ -87,9 +128,14 @@ Search::Tactics Search::ProbeTactics(const GameState& state, Slot* slot) const {
       tactics.decisive_child_plies = 4;
     }
   }
+  if (!tactics.decisive.IsNull() && slot->filtered &&
+      !slot->kept_moves.contains(tactics.decisive)) {
+    tactics.decisive = Move();  // a win the filter forbids
+    tactics.decisive_child_plies = 0;
+  }
   if (tactics.decisive.IsNull() && params_.avoid_immediate_losses) {
     tactics.lost_moves = prover->MovesAllowingQuickWin(
-        state, slot->legal, params_.avoid_unstoppable_threats,
+        state, slot->ExpandMoves(), params_.avoid_unstoppable_threats,
         &slot->allows_win);
     if (tactics.lost_moves == 0) slot->allows_win.clear();
   }
@@ -113,8 +159,8 @@ void Search::AddLostChildren(Node* node, GameState* state,
 }
 
 bool Search::ExpandLost(Node* node, GameState* state, const Slot* slot) {
-  tree_.Expand(node,
-               std::span<const Move>(slot->legal.begin(), slot->legal.end()));
+  const MoveList& moves = slot->ExpandMoves();
+  tree_.Expand(node, std::span<const Move>(moves.begin(), moves.end()));
   AddLostChildren(node, state, slot->allows_win);
   const bool proven = UpdateProven(node);
   assert(proven && "every child of the node is proven");
@@ -184,7 +230,18 @@ void Search::BackupBatch(Worker* worker) {
       continue;
     }
     const nn::Evaluation& eval = worker->evaluations[evaluated++];
-    Expand(leaf, slot->legal, eval.priors);
+    if (slot->filtered) {
+      // The kept moves' priors, scaled to sum to 1 (a malformed
+      // evaluation gives none: Expand makes them uniform).
+      std::vector<float> priors;
+      if (eval.priors.size() == static_cast<size_t>(slot->legal.size())) {
+        for (int index : slot->kept) priors.push_back(eval.priors[index]);
+      }
+      Expand(leaf, slot->kept_moves, priors);
+      NormalizePriors(leaf);
+    } else {
+      Expand(leaf, slot->legal, eval.priors);
+    }
     if (!slot->allows_win.empty()) {
       AddLostChildren(leaf, slot->state.get(), slot->allows_win);
       NormalizePriors(leaf);

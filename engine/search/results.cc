@@ -71,6 +71,8 @@ std::string_view StopReasonName(StopReason reason) {
       return "nodes";
     case StopReason::kTime:
       return "time";
+    case StopReason::kDepth:
+      return "depth";
     case StopReason::kStopped:
       return "stopped";
     case StopReason::kProven:

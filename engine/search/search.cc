@@ -11,8 +11,8 @@
 #include <system_error>
 #include <thread>
 
-#include "engine/util/strings.h"
 #include "engine/search/search_internal.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::search {
 namespace {
@@ -65,7 +65,9 @@ absl::Status Search::SetPosition(const GameState& start,
                        std::equal(moves_from_start_.begin(),
                                   moves_from_start_.end(), moves.begin());
   const bool same_root = extends && moves_from_start_.size() == moves.size();
-  if (!extends) {
+  const bool filtered = !filter_.empty();
+  if (!same_root) filter_.clear();
+  if (!extends || (!same_root && filtered)) {
     tree_.Reset();
   } else if (!same_root) {
     tree_.Descend(moves.subspan(moves_from_start_.size()));
@@ -92,7 +94,12 @@ absl::Status Search::Advance(Move move) {
     return absl::InvalidArgumentError("Advance: the move is not legal");
   }
   const Move moves[1] = {move};
-  tree_.Descend(moves);
+  if (filter_.empty()) {
+    tree_.Descend(moves);
+  } else {
+    filter_.clear();
+    tree_.Reset();
+  }
   root_state_->Play(move);
   moves_from_start_.push_back(move);
   for (auto& worker : workers_) {
@@ -110,6 +117,12 @@ void Search::ClearTree() {
   tree_.Reset();
   root_noise_applied_ = false;
   if (root_state_ != nullptr) InitRoot();
+}
+
+void Search::SetMoveFilter(std::vector<MoveRule> rules) {
+  if (rules == filter_) return;
+  filter_ = std::move(rules);
+  ClearTree();
 }
 
 void Search::InitRoot() {
@@ -187,6 +200,7 @@ struct Search::RunControl {
   bool done = false;                 // a thread ended the Run for all
   StopReason reason = StopReason::kStopped;
   uint64_t playouts = 0;             // backed up in this Run, all threads
+  uint64_t depth_sum = 0;            // their depths (SearchLimits::depth)
 };
 
 SearchResult Search::Run(const SearchLimits& limits,
@@ -197,9 +211,9 @@ SearchResult Search::Run(const SearchLimits& limits,
   if (root == nullptr) return {};
   RunControl control;
   control.limits = limits;
-  control.limited =
-      !limits.infinite &&
-      (limits.visits > 0 || limits.nodes > 0 || limits.time_ms > 0);
+  control.limited = !limits.infinite &&
+                    (limits.visits > 0 || limits.nodes > 0 ||
+                     limits.time_ms > 0 || limits.depth > 0);
   control.stop = stop;
   control.progress = &progress;
   control.start = Clock::now();
@@ -240,8 +254,11 @@ SearchResult Search::Run(const SearchLimits& limits,
   }
 
   // An infinite search answers only when told to stop, even if it has
-  // nothing left to learn.
-  if (!control.limited && stop != nullptr) {
+  // nothing left to learn; one for a mate returns when it has found it.
+  const bool mate_found = !limits.infinite && limits.mate_plies > 0 &&
+                          root->proven() == Proven::kWin &&
+                          root->proven_plies <= limits.mate_plies;
+  if (!control.limited && stop != nullptr && !mate_found) {
     while (!stop->load(std::memory_order_relaxed)) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
@@ -309,6 +326,13 @@ void Search::RunWorker(Worker* worker, RunControl* control,
         end_run(StopReason::kTime);
         break;
       }
+      if (limits.depth > 0 && control->playouts > 0 &&
+          std::max<int64_t>(1, std::llround(double(control->depth_sum) /
+                                            control->playouts)) >=
+              limits.depth) {
+        end_run(StopReason::kDepth);
+        break;
+      }
     }
     GatherMinibatch(worker, static_cast<int>(budget));
     if (control->unlocked_evaluation) {
@@ -319,8 +343,10 @@ void Search::RunWorker(Worker* worker, RunControl* control,
       EvaluateBatch(worker);
     }
     const uint64_t before = worker->stats.playouts;
+    const uint64_t depth_before = worker->stats.depth_sum;
     BackupBatch(worker);
     control->playouts += worker->stats.playouts - before;
+    control->depth_sum += worker->stats.depth_sum - depth_before;
     CancelCollisions(worker);
     if (worker == workers_[0].get() && *control->progress &&
         Clock::now() - control->last_progress >=

@@ -31,10 +31,10 @@
 #include "engine/game/game.h"
 #include "engine/game/prover.h"
 #include "engine/search/gumbel_select.h"
-#include "engine/util/random.h"
 #include "engine/search/search_params.h"
 #include "engine/search/search_result.h"
 #include "engine/search/tree.h"
+#include "engine/util/random.h"
 #include "nn/evaluator.h"
 
 namespace volkhv::search {
@@ -86,6 +86,17 @@ class Search {
   absl::Status Advance(Move move);
   // Forgets the tree (the position stays). Not thread-safe.
   void ClearTree();
+  // Restricts the moves tried at the nodes the rules apply to (a rule
+  // applies at a node of its side fewer than until_depth plies below the
+  // root): a move is tried there when every allow rule lists it and no
+  // avoid rule does; where that leaves no legal move, the rules are ignored
+  // at that node. The evaluator still sees every legal move (its cache
+  // stays valid); the kept moves share the priors' mass. A filter other
+  // than the current one forgets the tree (it was grown under the old
+  // one); SetPosition and Advance to another root drop the filter and, if
+  // there was one, the tree. Empty: every move. Not thread-safe.
+  void SetMoveFilter(std::vector<MoveRule> rules);
+  const std::vector<MoveRule>& move_filter() const { return filter_; }
 
   // Grows the tree until a limit is reached, then reports. Requires a
   // position. `stop` may be null; it is read, never written, and may be set
@@ -235,8 +246,14 @@ class Search {
   // two_fold_draws, no legal moves), else kNone with `legal` filled.
   Proven LeafEnd(const Node* node, const GameState& state,
                  MoveList* legal) const;
+  // Applies the move filter to the leaf `state`, `depth` plies below the
+  // root, whose legal moves are in slot->legal: sets slot->filtered and the
+  // kept moves (Slot::ExpandMoves).
+  void FilterMoves(const GameState& state, int depth, Slot* slot) const;
   // Asks the prover (if any, as far as the parameters allow) about the leaf
-  // `state` whose legal moves are in `slot`; fills slot->allows_win.
+  // `state` whose moves to expand are slot->ExpandMoves(); fills
+  // slot->allows_win (one entry per such move). A decisive move the filter
+  // excludes is not used.
   Tactics ProbeTactics(const GameState& state, Slot* slot) const;
   // Evaluates the worker's pending leaves (not the proven ones) in one
   // Evaluator call. Reads only the worker's slots: runs without mutex_.
@@ -300,6 +317,7 @@ class Search {
   GumbelRoot gumbel_root_;
   int gumbel_budget_ = 0;
   bool memory_full_ = false;
+  std::vector<MoveRule> filter_;  // SetMoveFilter
 
   // One per search thread (workers_[0] runs on Run's caller), kept from Run
   // to Run. During a Run with several threads, mutex_ guards the tree, the

@@ -69,7 +69,14 @@ struct Search::Slot {
   bool in_sync = false;     // state is a copy of root_state_
   std::vector<Node*> path;  // root first
   std::vector<Move> moves;  // path.size() - 1 moves
-  MoveList legal;           // the leaf's legal moves
+  MoveList legal;           // the leaf's legal moves (all of them)
+  // With a move filter (Search::SetMoveFilter) that removes some of them:
+  // the moves kept, and each one's index in `legal`.
+  bool filtered = false;
+  MoveList kept_moves;
+  std::vector<int> kept;
+  // The moves the leaf is expanded with.
+  const MoveList& ExpandMoves() const { return filtered ? kept_moves : legal; }
   // The leaf is proven (terminal or solved): backed up with its exact value
   // along with the evaluated leaves, not sent to the evaluator. Until then
   // its path carries virtual loss like any other pending leaf, so a proven

@@ -4,6 +4,7 @@
 #define VOLKHV_ENGINE_SEARCH_SEARCH_RESULT_H_
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,25 +14,49 @@
 
 namespace volkhv::search {
 
-// When Run returns. A zero limit is no limit. With none of visits, nodes and
-// time set, Run searches until *stop (as with infinite).
+// When Run returns. A zero limit is no limit. With none of visits, nodes,
+// time and depth set, Run searches until *stop (as with infinite).
 struct SearchLimits {
   uint64_t visits = 0;  // root visits, counting those kept by tree reuse
   uint64_t nodes = 0;   // playouts of this Run
   int64_t time_ms = 0;  // wall time of this Run
+  // The mean depth of this Run's playouts (plies from the root to a
+  // playout's end, rounded, at least 1: the `depth` of UCI info lines) to
+  // reach (UCI's `go depth N`).
+  int depth = 0;
   // Ignore visits, nodes and time; return only once *stop is set (with no
   // stop flag, as soon as nothing more can be learnt: root proven or memory
   // cap reached).
   bool infinite = false;
+  // UCI's `go mate N` (2N - 1 plies): a Run that is not infinite and has a
+  // stop flag but none of visits, nodes, time and depth ends once the root
+  // is proven won in at most this many plies, instead of waiting for *stop
+  // as such a Run otherwise does (0 = no such end).
+  int mate_plies = 0;
   // How often the progress callback is called (wall time; 0 = after every
   // minibatch).
   int64_t progress_interval_ms = 1000;
+};
+
+// One rule of a move filter (Search::SetMoveFilter): which moves the search
+// tries near the root, for UCI's `go searchmoves` and the analysis engine's
+// allowMoves / avoidMoves.
+struct MoveRule {
+  int side = 0;         // the player whose moves it restricts (0 or 1)
+  int until_depth = 1;  // at nodes fewer than this many plies below the root
+  bool allow = true;    // true: only `moves`; false: every move but `moves`
+  // In the game's notation, read by GameState::ParseMove in each position
+  // the rule applies to; a text that is no legal move there matches none.
+  std::vector<std::string> moves;
+
+  bool operator==(const MoveRule&) const = default;
 };
 
 enum class StopReason {
   kVisits,    // root visits reached SearchLimits::visits
   kNodes,     // playouts reached SearchLimits::nodes
   kTime,      // SearchLimits::time_ms elapsed
+  kDepth,     // the playouts' mean depth reached SearchLimits::depth
   kStopped,   // the stop flag was set
   kProven,    // the root's value is proven (game-theoretic)
   kMemory,    // the tree reached SearchParams::ram_limit_mb

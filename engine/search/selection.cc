@@ -22,6 +22,7 @@ Search::Pick Search::PickLeaf(Worker* worker, Slot* slot) {
   slot->moves.clear();
   slot->known = false;
   slot->proven_now = false;
+  slot->filtered = false;
   Node* node = tree_.root();
   for (;;) {
     if (node->n == 0 && node->in_flight > 0) {
