@@ -36,6 +36,19 @@ TEST(TimeManagerTest, NodesVisitsAndMovetimePassThrough) {
   EXPECT_EQ(SearchLimitsFor(nodes_only, 0).time_ms, 0);
 }
 
+// Issue 19: `go depth N` and `go mate N` limit a search on their own.
+TEST(TimeManagerTest, DepthAndMateLimitTheSearch) {
+  TimeControl depth;
+  depth.depth = 7;
+  EXPECT_FALSE(SearchLimitsFor(depth, 0).infinite);
+  EXPECT_EQ(SearchLimitsFor(depth, 0).depth, 7);
+  TimeControl mate;
+  mate.mate = 3;
+  EXPECT_FALSE(SearchLimitsFor(mate, 1).infinite);
+  EXPECT_EQ(SearchLimitsFor(mate, 1).mate_plies, 5);
+  EXPECT_EQ(SearchLimitsFor(TimeControl(), 0).mate_plies, 0);
+}
+
 TEST(TimeManagerTest, InfiniteWinsOverEveryLimit) {
   TimeControl control;
   control.visits = 100;

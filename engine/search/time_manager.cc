@@ -27,9 +27,12 @@ SearchLimits SearchLimitsFor(const TimeControl& control, int side) {
                                    control.increment_ms[side].value_or(0),
                                    control.moves_to_go);
   }
+  limits.depth = std::max(control.depth, 0);
+  limits.mate_plies = control.mate > 0 ? 2 * control.mate - 1 : 0;
   limits.infinite =
       control.infinite ||
-      (limits.nodes == 0 && limits.visits == 0 && limits.time_ms == 0);
+      (limits.nodes == 0 && limits.visits == 0 && limits.time_ms == 0 &&
+       limits.depth == 0 && limits.mate_plies == 0);
   return limits;
 }
 

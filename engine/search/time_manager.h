@@ -22,7 +22,9 @@ struct TimeControl {
   std::optional<int64_t> time_left_ms[2];
   std::optional<int64_t> increment_ms[2];
   std::optional<int64_t> moves_to_go;  // moves until the next time control
-  bool infinite = false;               // search until told to stop
+  int depth = 0;  // UCI's `go depth N`: SearchLimits::depth
+  int mate = 0;   // UCI's `go mate N`, in moves: SearchLimits::mate_plies
+  bool infinite = false;  // search until told to stop
 };
 
 // The time to spend on one move with `time_left_ms` on the clock: an even
@@ -33,11 +35,12 @@ struct TimeControl {
 int64_t ClockBudgetMs(int64_t time_left_ms, int64_t increment_ms,
                       std::optional<int64_t> moves_to_go);
 
-// The limits of one search with player `side` (0 or 1) to move: nodes and
-// visits as given; time_ms = movetime_ms, or else the clock budget of
-// `side` when its clock is given; infinite when asked, or when nothing
-// limits the search. progress_interval_ms keeps its default (the front
-// end's to set). Thread-safe (pure).
+// The limits of one search with player `side` (0 or 1) to move: nodes,
+// visits and depth as given; time_ms = movetime_ms, or else the clock
+// budget of `side` when its clock is given; mate_plies = 2 mate - 1 (a
+// mate in N moves is 2N - 1 plies); infinite when asked, or when nothing
+// limits the search (neither a limit nor a mate). progress_interval_ms
+// keeps its default (the front end's to set). Thread-safe (pure).
 SearchLimits SearchLimitsFor(const TimeControl& control, int side);
 
 }  // namespace volkhv::search
