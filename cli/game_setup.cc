@@ -113,9 +113,18 @@ absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
                                                    const RecordedGame& record) {
   const std::string tagged = record.Tag("Game");
   const std::vector<std::string_view> known = GameNames();
-  if (cl.Given("game") || GameOptionsGiven(cl) ||
-      std::find(known.begin(), known.end(), tagged) == known.end()) {
+  if (std::find(known.begin(), known.end(), tagged) == known.end()) {
     return GameFromCommandLine(cl);
+  }
+  if (cl.Given("game") && cl.Get("game") != tagged) {
+    return absl::InvalidArgumentError(Cat("--game ", cl.Get("game"),
+                                          " contradicts the game's [Game \"",
+                                          tagged, "\"] tag"));
+  }
+  if (GameOptionsGiven(cl)) {
+    absl::StatusOr<GameOptions> options = GameOptionsFromCommandLine(cl);
+    if (!options.ok()) return options.status();
+    return MakeGame(tagged, *options);
   }
   GameOptions options;
   const std::string variant = record.Tag("Variant");

@@ -35,11 +35,12 @@ std::vector<OptionSpec> PositionOptionSpecs();
 
 absl::StatusOr<std::unique_ptr<Game>> GameFromCommandLine(
     const CommandLine& cl);
-// The game a recorded game is played in: --game (and the game options) when
-// given; else the record's [Game] tag when it names a registered game (as
-// `match --pgn-out` and `records show` write it), with its [Variant]
-// options ("standard" or KEY=VALUE,...); else --game's default. Errors name
-// the tag.
+// The game a recorded game is played in: the record's [Game] tag when it
+// names a registered game (as `match --pgn-out` and `records show` write
+// it), with the game options given on the command line, else its [Variant]
+// options ("standard" or KEY=VALUE,...); a --game naming another game is an
+// error naming both. Without such a tag, --game and the game options (or
+// --game's default). Errors name the tag.
 absl::StatusOr<std::unique_ptr<Game>> GameOfRecord(const CommandLine& cl,
                                                    const RecordedGame& record);
 // The position of --position (default: the start) after --moves.

@@ -86,14 +86,12 @@ TEST(CliTest, GameOptionsAndTheirAliases) {
   EXPECT_EQ(LastLine(Volkhv(perft + " --prince-max-steps 3").out),
             "Nodes searched: 11");
   // The alias wins over --game-option; the last --game-option of a key wins.
-  EXPECT_EQ(LastLine(Volkhv(perft +
-                            " --game-option prince_max_steps=1"
-                            " --prince-max-steps 3")
+  EXPECT_EQ(LastLine(Volkhv(perft + " --game-option prince_max_steps=1"
+                                    " --prince-max-steps 3")
                          .out),
             "Nodes searched: 11");
-  EXPECT_EQ(LastLine(Volkhv(perft +
-                            " --game-option prince_max_steps=1"
-                            " --game-option prince_max_steps=3")
+  EXPECT_EQ(LastLine(Volkhv(perft + " --game-option prince_max_steps=1"
+                                    " --game-option prince_max_steps=3")
                          .out),
             "Nodes searched: 11");
   const RunResult help = Volkhv("perft --help");
@@ -237,8 +235,23 @@ TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
   EXPECT_NE(analyzed.out.find("Ply 0: Position 3ttt3/4t4/4T4/"),
             std::string::npos)
       << analyzed.out;
-  // --game still decides: the Tavlei moves are not Tavreli moves.
-  EXPECT_EQ(Volkhv("validate --game tavreli " + pgn).exit_code, 1);
+  // Issue 19, item 5: a --game that contradicts the tag is an error naming
+  // both, in validate and in analyze --game-file.
+  const RunResult contradicted = Volkhv("validate --game tavreli " + pgn);
+  EXPECT_EQ(contradicted.exit_code, 1);
+  EXPECT_NE(contradicted.out.find("FAILED: --game tavreli contradicts the "
+                                  "game's [Game \"tavlei9\"] tag"),
+            std::string::npos)
+      << contradicted.out;
+  const RunResult analyze_contradicted = Volkhv(
+      "analyze --net random --visits 4 --game tavreli --game-file " + pgn);
+  EXPECT_EQ(analyze_contradicted.exit_code, 1);
+  EXPECT_NE(analyze_contradicted.err.find("--game tavreli contradicts the "
+                                          "game's [Game \"tavlei9\"] tag"),
+            std::string::npos)
+      << analyze_contradicted.err;
+  // A --game that agrees with the tag is fine.
+  EXPECT_EQ(Volkhv("validate --game tavlei9 " + pgn).exit_code, 0);
   const std::string bad_variant = WriteTemp(
       "variant.pgn", "[Game \"tavlei9\"]\n[Variant \"steps\"]\n\ne2-e3\n");
   const RunResult variant = Volkhv("validate " + bad_variant);
