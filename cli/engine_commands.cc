@@ -28,6 +28,7 @@
 #include "engine/util/strings.h"
 #include "nn/bundled_net.h"
 #include "nn/evaluator_factory.h"
+#include "selfplay/player_spec.h"
 
 namespace volkhv::cli {
 namespace {
@@ -132,14 +133,20 @@ int RunEngine(const std::vector<std::string>& args) {
         "an infinite search stops growing the tree there"},
        {"max-line-bytes", "N", "1048576",
         "longer command lines are answered with an error and skipped"},
+       {"player", "SPEC", "",
+        "play alphabeta:depth=D (or movetime=MS, nodes=N; hash=MB, qdepth=N, "
+        "as `match --player`) instead of MCTS with a net"},
        {"help", "", "", "print this help"}});
   int code = 0;
   std::optional<CommandLine> cl = ParseOrExit(
       "engine",
-      "volkhv engine [--game G] [--net X] [evaluator options]\n"
+      "volkhv engine [--game G] [--net X | --player alphabeta:depth=D] "
+      "[evaluator options]\n"
       "  UCI-style protocol on stdin/stdout: uci, isready, ucinewgame,\n"
       "  setoption name X value Y, position startpos|tfen T [moves ...],\n"
-      "  go nodes N|visits N|movetime MS|infinite, stop, quit",
+      "  go nodes N|visits N|movetime MS|depth N|mate N|searchmoves ...|"
+      "ponder|infinite,\n"
+      "  ponderhit, stop, quit",
       args, specs, 0, &code);
   if (!cl) return code;
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
@@ -156,7 +163,31 @@ int RunEngine(const std::vector<std::string>& args) {
   // GameFromCommandLine has checked the options.
   options.game_options = *GameOptionsFromCommandLine(*cl);
   options.net = cl->Get("net");
+  // UCI's Backend and NNCacheSize: the command line's evaluator settings
+  // with those two changed.
+  options.backend = evaluator_config->backend();
+  options.nn_cache_entries = evaluator_config->cache_entries();
+  options.factory_for = [config = *evaluator_config](const std::string& backend,
+                                                     int cache_entries) {
+    proto::EvaluatorConfig changed = config;
+    changed.set_backend(backend);
+    changed.set_cache_entries(cache_entries);
+    return nn::MakeEvaluatorFactory(changed);
+  };
   options.seed = *seed;
+  if (cl->Given("player")) {
+    absl::StatusOr<selfplay::AlphaBetaSpec> spec =
+        selfplay::ParseAlphaBetaSpec(cl->Get("player"));
+    if (!spec.ok()) {
+      return Fail("engine",
+                  absl::InvalidArgumentError(Cat(
+                      "--player: ", spec.status().message(),
+                      " (the engine plays MCTS with --net, or alphabeta:...)")),
+                  kExitUsage);
+    }
+    options.alphabeta = protocol::AlphaBetaEngineOptions{
+        .name = spec->name, .limits = spec->limits, .options = spec->options};
+  }
   if (absl::Status s = search::SetSearchParam(&options.params, "ram_limit_mb",
                                               cl->Get("ram-mb"));
       !s.ok()) {
@@ -172,6 +203,11 @@ int RunEngine(const std::vector<std::string>& args) {
   std::cin.tie(nullptr);
   protocol::UciEngine engine(
       options, nn::MakeEvaluatorFactory(*evaluator_config), &std::cout);
+  // The net is loaded now: one that is missing or for another game is an
+  // error before `uciok`, not at the first isready.
+  if (absl::Status status = engine.Load(); !status.ok()) {
+    return Fail("engine", status, kExitInvalidInput);
+  }
   return engine.Run(std::cin);
 }
 

@@ -146,13 +146,21 @@ std::string PlayerSpecHelp() {
          "  any kind: name=LABEL for tables and game files\n";
 }
 
-absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
-    std::string_view spec, const Game& game,
-    const nn::EvaluatorFactory& evaluators) {
+namespace {
+
+// A spec split into its kind, its KEY=VALUE options and its name.
+struct SplitSpec {
+  std::string kind;
+  Options options;
+  std::string name;
+};
+
+absl::StatusOr<SplitSpec> SplitPlayerSpec(std::string_view spec) {
   spec = Trim(spec);
   const size_t colon = spec.find(':');
-  const std::string kind(Trim(spec.substr(0, colon)));
-  Options options;
+  SplitSpec split;
+  split.kind = std::string(Trim(spec.substr(0, colon)));
+  const std::string& kind = split.kind;
   if (colon != std::string_view::npos) {
     for (std::string_view item : Split(spec.substr(colon + 1), ",", true)) {
       item = Trim(item);
@@ -161,23 +169,92 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
         return absl::InvalidArgumentError(
             Cat("player ", kind, ": expected key=value, got '", item, "'"));
       }
-      options.emplace_back(std::string(Trim(item.substr(0, eq))),
-                           std::string(Trim(item.substr(eq + 1))));
+      split.options.emplace_back(std::string(Trim(item.substr(0, eq))),
+                                 std::string(Trim(item.substr(eq + 1))));
     }
   }
-  std::string name(spec);
-  for (const auto& [key, value] : options) {
+  split.name = std::string(spec);
+  for (const auto& [key, value] : split.options) {
     if (key == "name") {
       if (value.empty()) {
         return absl::InvalidArgumentError(
             Cat("player ", kind, ": name must not be empty"));
       }
-      name = value;
+      split.name = value;
     }
   }
-  auto unknown = [&kind](const std::string& key, std::string_view known) {
+  return split;
+}
+
+absl::Status UnknownKey(std::string_view kind, const std::string& key,
+                        std::string_view known) {
+  return absl::InvalidArgumentError(
+      Cat("player ", kind, ": unknown key '", key, "' (known: ", known, ")"));
+}
+
+// The alphabeta kind's options.
+absl::StatusOr<AlphaBetaSpec> AlphaBetaOf(const SplitSpec& split) {
+  const std::string_view kind = split.kind;
+  AlphaBetaSpec ab;
+  ab.name = split.name;
+  search::AlphaBetaLimits& limits = ab.limits;
+  for (const auto& [key, value] : split.options) {
+    if (key == "name") continue;
+    if (key == "depth") {
+      absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 60);
+      if (!x.ok()) return x.status();
+      limits.depth = static_cast<int>(*x);
+    } else if (key == "movetime") {
+      absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 1 << 30);
+      if (!x.ok()) return x.status();
+      limits.time_ms = *x;
+    } else if (key == "nodes") {
+      absl::StatusOr<int64_t> x =
+          ParseInt(kind, key, value, 1, int64_t{1} << 50);
+      if (!x.ok()) return x.status();
+      limits.nodes = static_cast<uint64_t>(*x);
+    } else if (key == "hash") {
+      absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 65536);
+      if (!x.ok()) return x.status();
+      ab.options.hash_mb = static_cast<int>(*x);
+    } else if (key == "qdepth") {
+      absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 0, 64);
+      if (!x.ok()) return x.status();
+      ab.options.quiescence_plies = static_cast<int>(*x);
+    } else {
+      return UnknownKey(kind, key,
+                        "depth, movetime, nodes, hash, qdepth, name");
+    }
+  }
+  if (limits.depth == 0 && limits.time_ms == 0 && limits.nodes == 0) {
     return absl::InvalidArgumentError(
-        Cat("player ", kind, ": unknown key '", key, "' (known: ", known, ")"));
+        "player alphabeta: give depth=D, movetime=MS or nodes=N");
+  }
+  return ab;
+}
+
+}  // namespace
+
+absl::StatusOr<AlphaBetaSpec> ParseAlphaBetaSpec(std::string_view spec) {
+  absl::StatusOr<SplitSpec> split = SplitPlayerSpec(spec);
+  if (!split.ok()) return split.status();
+  if (split->kind != "alphabeta") {
+    return absl::InvalidArgumentError(
+        Cat("player ", split->kind, ": expected alphabeta:KEY=VALUE,..."));
+  }
+  return AlphaBetaOf(*split);
+}
+
+absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
+    std::string_view spec, const Game& game,
+    const nn::EvaluatorFactory& evaluators) {
+  absl::StatusOr<SplitSpec> split = SplitPlayerSpec(spec);
+  if (!split.ok()) return split.status();
+  const std::string& kind = split->kind;
+  const Options& options = split->options;
+  const std::string& name = split->name;
+  auto unknown = [&kind](const std::string& key, std::string_view known) {
+    return UnknownKey(kind, key, known);
   };
 
   if (kind == "random") {
@@ -188,45 +265,14 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
   }
 
   if (kind == "alphabeta") {
-    search::AlphaBetaLimits limits;
-    search::AlphaBetaOptions ab;
-    for (const auto& [key, value] : options) {
-      if (key == "name") continue;
-      if (key == "depth") {
-        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 60);
-        if (!x.ok()) return x.status();
-        limits.depth = static_cast<int>(*x);
-      } else if (key == "movetime") {
-        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 1 << 30);
-        if (!x.ok()) return x.status();
-        limits.time_ms = *x;
-      } else if (key == "nodes") {
-        absl::StatusOr<int64_t> x =
-            ParseInt(kind, key, value, 1, int64_t{1} << 50);
-        if (!x.ok()) return x.status();
-        limits.nodes = static_cast<uint64_t>(*x);
-      } else if (key == "hash") {
-        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 1, 65536);
-        if (!x.ok()) return x.status();
-        ab.hash_mb = static_cast<int>(*x);
-      } else if (key == "qdepth") {
-        absl::StatusOr<int64_t> x = ParseInt(kind, key, value, 0, 64);
-        if (!x.ok()) return x.status();
-        ab.quiescence_plies = static_cast<int>(*x);
-      } else {
-        return unknown(key, "depth, movetime, nodes, hash, qdepth, name");
-      }
-    }
-    if (limits.depth == 0 && limits.time_ms == 0 && limits.nodes == 0) {
-      return absl::InvalidArgumentError(
-          "player alphabeta: give depth=D, movetime=MS or nodes=N");
-    }
+    absl::StatusOr<AlphaBetaSpec> ab = AlphaBetaOf(*split);
+    if (!ab.ok()) return ab.status();
     absl::StatusOr<std::unique_ptr<Heuristic>> heuristic =
         MakeHeuristic(game.Info());
     if (!heuristic.ok()) return heuristic.status();
     return std::make_shared<AlphaBetaFactory>(
-        name, std::shared_ptr<const Heuristic>(std::move(*heuristic)), limits,
-        ab);
+        name, std::shared_ptr<const Heuristic>(std::move(*heuristic)),
+        ab->limits, ab->options);
   }
 
   if (kind == "policy") {

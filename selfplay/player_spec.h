@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
+#include "engine/search/alphabeta.h"
 #include "engine/search/players.h"
 #include "nn/evaluator.h"
 
@@ -30,6 +31,16 @@ class PlayerFactory {
 
 // The help text of the spec syntax (one line per kind, indented).
 std::string PlayerSpecHelp();
+
+// The settings of an `alphabeta:KEY=VALUE,...` spec (depth, movetime,
+// nodes, hash, qdepth, name), as MakePlayerFactory reads them; `volkhv
+// engine --player` plays it. Errors name the key or value at fault.
+struct AlphaBetaSpec {
+  std::string name;  // the spec as given, or its name= value
+  search::AlphaBetaLimits limits;
+  search::AlphaBetaOptions options;
+};
+absl::StatusOr<AlphaBetaSpec> ParseAlphaBetaSpec(std::string_view spec);
 
 // Parses `KIND[:KEY=VALUE,...]`; errors name the key or value at fault.
 // net=random needs no factory (uniform priors, even value); any other net

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -30,6 +31,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "nn/evaluator.h"
+#include "tests/fake_evaluator.h"
 #include "tests/test_toolkit.h"
 
 namespace volkhv::protocol {
@@ -38,6 +40,7 @@ namespace {
 using Json = nlohmann::json;
 using ::volkhv::testing::ExecVolkhv;
 using ::volkhv::testing::RunResult;
+using ::volkhv::testing::ScopedTempDir;
 using ::volkhv::testing::Volkhv;
 using ::volkhv::testing::VolkhvWithInput;
 
@@ -149,7 +152,19 @@ std::string ExpectGoodSearchOutput(const std::vector<std::string>& lines,
     }
     if (StartsWith(line, "bestmove ")) {
       EXPECT_TRUE(best.empty()) << "two bestmove lines";
-      best = line.substr(9);
+      const std::vector<std::string> words = Words(line);
+      best = words[1];
+      // `bestmove M ponder P`: P is a legal reply to M.
+      if (words.size() > 2) {
+        EXPECT_EQ(words.size(), 4u) << line;
+        EXPECT_EQ(words[2], "ponder") << line;
+        std::unique_ptr<GameState> after = root.Clone();
+        auto move = root.ParseMove(best);
+        if (move.ok() && words.size() == 4) {
+          after->Play(*move);
+          EXPECT_TRUE(after->ParseMove(words[3]).ok()) << line;
+        }
+      }
     }
   }
   EXPECT_GE(infos, 1);
@@ -161,11 +176,57 @@ std::string ExpectGoodSearchOutput(const std::vector<std::string>& lines,
   return best;
 }
 
+// An output stream whose text may be read while other threads write to it
+// (the engines write whole lines from their search threads).
+class SyncOut {
+ public:
+  SyncOut() : stream_(&buffer_) {}
+  std::ostream* stream() { return &stream_; }
+  std::string str() {
+    std::lock_guard<std::mutex> lock(buffer_.mu);
+    return buffer_.text;
+  }
+  // Waits (up to a minute) until the text from `from` on holds `piece`.
+  void WaitFor(std::string_view piece, size_t from = 0) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (str().find(piece, from) == std::string::npos) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        ADD_FAILURE() << "no '" << piece << "' in " << str().substr(from);
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+ private:
+  // Unbuffered: every write lands in `text` under the mutex.
+  struct Buffer : std::streambuf {
+    std::mutex mu;
+    std::string text;
+    int_type overflow(int_type c) override {
+      if (!traits_type::eq_int_type(c, traits_type::eof())) {
+        std::lock_guard<std::mutex> lock(mu);
+        text.push_back(traits_type::to_char_type(c));
+      }
+      return traits_type::not_eof(c);
+    }
+    std::streamsize xsputn(const char* s, std::streamsize n) override {
+      std::lock_guard<std::mutex> lock(mu);
+      text.append(s, static_cast<size_t>(n));
+      return n;
+    }
+  };
+  Buffer buffer_;
+  std::ostream stream_;
+};
+
 // An in-process engine fed one command at a time.
 class InProcessEngine {
  public:
-  explicit InProcessEngine(UciEngineOptions options = {})
-      : engine_(std::move(options), UniformFactory, &out_) {}
+  explicit InProcessEngine(UciEngineOptions options = {},
+                           nn::EvaluatorFactory factory = UniformFactory)
+      : engine_(std::move(options), std::move(factory), out_.stream()) {}
   // Handles the commands, waits for a search they started, returns the
   // output lines since the last call.
   std::vector<std::string> Do(const std::vector<std::string>& commands) {
@@ -179,10 +240,12 @@ class InProcessEngine {
     consumed_ = all.size();
     return lines;
   }
+  // Waits until the output not taken yet holds `piece`.
+  void WaitFor(std::string_view piece) { out_.WaitFor(piece, consumed_); }
   UciEngine& engine() { return engine_; }
 
  private:
-  std::ostringstream out_;
+  SyncOut out_;
   size_t consumed_ = 0;
   UciEngine engine_;
 };
@@ -203,7 +266,11 @@ TEST(ScoreTest, WdlAndMates) {
 }
 
 TEST(UciEngineTest, AnswersUciIsReadyAndNewGame) {
-  InProcessEngine e;
+  UciEngineOptions options;
+  options.factory_for = [](const std::string&, int) {
+    return nn::EvaluatorFactory(UniformFactory);
+  };
+  InProcessEngine e(options);
   const std::vector<std::string> lines = e.Do({"uci"});
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.front(), "id name Volkhv");
@@ -220,9 +287,21 @@ TEST(UciEngineTest, AnswersUciIsReadyAndNewGame) {
   EXPECT_TRUE(set.count(
       "option name minibatch_size type spin default 32 min 1 max 4096"));
   EXPECT_TRUE(set.count("option name root_noise type check default false"));
-  // One option line per search parameter, besides the engine's own.
+  EXPECT_TRUE(
+      set.count("option name Threads type spin default 1 min 1 max "
+                "1024"));
+  EXPECT_TRUE(set.count("option name WeightsFile type string default random"));
+  EXPECT_TRUE(
+      set.count("option name Backend type combo default auto var auto "
+                "var eigen var torch"));
+  EXPECT_TRUE(
+      set.count("option name NNCacheSize type spin default 262144 min "
+                "0 max 67108864"));
+  // One option line per search parameter, besides the engine's own (Game,
+  // PrinceMaxSteps, Threads, WeightsFile, Net, Backend, NNCacheSize,
+  // MultiPV, Seed).
   EXPECT_EQ(CountPrefix(lines, "option name "),
-            5 + static_cast<int>(search::SearchParamTable().size()));
+            9 + static_cast<int>(search::SearchParamTable().size()));
   EXPECT_EQ(e.Do({"isready"}), std::vector<std::string>{"readyok"});
   EXPECT_EQ(e.Do({"ucinewgame", "isready"}),
             std::vector<std::string>{"readyok"});
@@ -403,8 +482,12 @@ TEST(UciEngineTest, MalformedCommandsGetErrorsAndTheEngineGoesOn) {
     EXPECT_NE(lines[0].find(c.expected), std::string::npos) << lines[0];
   }
   EXPECT_EQ(e.Do({"isready"}), std::vector<std::string>{"readyok"});
-  // `d` shows the position, which a rejected command left alone.
-  const std::vector<std::string> shown = e.Do({"d"});
+  // The rejected positions left none: `d` and `go` say so.
+  EXPECT_EQ(e.Do({"d"}),
+            std::vector<std::string>{"info string error d: no position: the "
+                                     "last 'position' command was rejected"});
+  // A good position again: `d` shows it, go searches it.
+  const std::vector<std::string> shown = e.Do({"position startpos", "d"});
   ASSERT_FALSE(shown.empty());
   EXPECT_EQ(shown.back(), "info string position " +
                               Position("tavreli", "", {})->PositionText());
@@ -413,18 +496,358 @@ TEST(UciEngineTest, MalformedCommandsGetErrorsAndTheEngineGoesOn) {
   ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
 }
 
-TEST(UciEngineTest, BadNetIsReportedAndAnotherNetWorks) {
+// Issue 19, item 3: after a rejected `position` a `go` searched the previous
+// position and answered a move for it. Now it answers an error and no move
+// (as lc0 does), until a position is accepted.
+TEST(UciEngineTest, ARejectedPositionLeavesNoneAndGoAnswersAnError) {
+  InProcessEngine e;
+  ExpectGoodSearchOutput(
+      e.Do({Cat("position tfen ", kRookMateInOne), "go nodes 50"}),
+      *Position("tavreli", kRookMateInOne, {}));
+  std::vector<std::string> lines =
+      e.Do({"position startpos moves e2-e4 e7-e5 e4-e6", "go nodes 50"});
+  ASSERT_EQ(lines.size(), 2u) << lines.back();
+  EXPECT_TRUE(StartsWith(lines[0], "info string error position: move 3"));
+  EXPECT_EQ(lines[1],
+            "info string error go: no position: the last 'position' command "
+            "was rejected; send a valid one");
+  EXPECT_EQ(CountPrefix(lines, "bestmove"), 0);
+  // Still none after isready; ucinewgame gives the start position.
+  EXPECT_EQ(e.Do({"isready", "go nodes 10"}).size(), 2u);
+  ExpectGoodSearchOutput(e.Do({"ucinewgame", "go nodes 50"}),
+                         *Position("tavreli", "", {}));
+  lines = e.Do({"position tfen nonsense", "go infinite"});
+  EXPECT_EQ(CountPrefix(lines, "info string error go: no position"), 1);
+  ExpectGoodSearchOutput(e.Do({"position startpos moves d2-d4", "go nodes 30"}),
+                         *Position("tavreli", "", {"d2-d4"}));
+}
+
+// A net that cannot be loaded is refused when it is set (issue 19): the
+// engine keeps the net it had.
+TEST(UciEngineTest, BadNetIsRefusedWhenSetAndTheOldOneStays) {
   InProcessEngine e;
   std::vector<std::string> lines =
       e.Do({"setoption name Net value missing.pb", "isready"});
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_TRUE(StartsWith(lines[0], "info string error missing.pb: no such"))
+  EXPECT_TRUE(StartsWith(lines[0],
+                         "info string error setoption Net refused: "
+                         "missing.pb: no such"))
+      << lines[0];
+  EXPECT_NE(lines[0].find("the net stays 'random'"), std::string::npos)
       << lines[0];
   EXPECT_EQ(lines[1], "readyok");
   lines = e.Do({"go nodes 10"});
-  EXPECT_EQ(lines.back(), "bestmove (none)");
-  lines = e.Do({"setoption name Net value random", "go nodes 10"});
   ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+  lines = e.Do({"uci"});
+  EXPECT_EQ(CountPrefix(lines,
+                        "option name WeightsFile type string default "
+                        "random"),
+            1);
+}
+
+// The last `info depth` line of a search's output ("" if none).
+std::string LastInfo(const std::vector<std::string>& lines) {
+  std::string last;
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) last = l;
+  }
+  return last;
+}
+
+// Issue 19, item 3: `bestmove X ponder Y` names the expected reply, the
+// second move of X's PV.
+TEST(UciEngineTest, BestMoveNamesThePonderMove) {
+  InProcessEngine e;
+  const std::vector<std::string> lines =
+      e.Do({"position startpos moves e2-e4", "go nodes 400"});
+  const auto root = Position("tavreli", "", {"e2-e4"});
+  ExpectGoodSearchOutput(lines, *root);
+  const std::vector<std::string> words = Words(lines.back());
+  ASSERT_EQ(words.size(), 4u) << lines.back();
+  EXPECT_EQ(words[2], "ponder");
+  // The final report's PV is the best move's: its first two moves.
+  const std::vector<std::string> info = Words(LastInfo(lines));
+  const auto pv = std::find(info.begin(), info.end(), "pv");
+  ASSERT_LE(pv + 3, info.end());
+  EXPECT_EQ(*(pv + 1), words[1]);
+  EXPECT_EQ(*(pv + 2), words[3]);
+  auto after = Position("tavreli", "", {"e2-e4", words[1]});
+  EXPECT_TRUE(after->ParseMove(words[3]).ok()) << words[3];
+}
+
+// `go ponder` searches without limit and answers nothing until `ponderhit`
+// (then the go's own limits, on the same tree) or `stop`.
+TEST(UciEngineTest, PonderThenPonderHitOrStop) {
+  UciEngineOptions options;
+  options.progress_interval_ms = 1;
+  InProcessEngine e(options);
+  EXPECT_TRUE(e.engine().Handle("position startpos moves e2-e4 e7-e5"));
+  EXPECT_TRUE(e.engine().Handle("go ponder visits 5000"));
+  // Pondering reports as it goes, and gives no move.
+  e.WaitFor("info depth");
+  EXPECT_TRUE(e.engine().Handle("isready"));
+  e.WaitFor("readyok");
+  std::vector<std::string> lines = e.Take();
+  EXPECT_EQ(CountPrefix(lines, "bestmove"), 0);
+  EXPECT_TRUE(e.engine().Handle("ponderhit"));
+  e.engine().WaitForSearch();
+  lines = e.Take();
+  const auto root = Position("tavreli", "", {"e2-e4", "e7-e5"});
+  ExpectGoodSearchOutput(lines, *root);
+  // After ponderhit the visits limit counted the pondered visits: fewer
+  // than 5000 new playouts (none if pondering went past 5000).
+  EXPECT_LT(std::stoll(Field(LastInfo(lines), "nodes")), 5000)
+      << LastInfo(lines);
+  // A ponderhit with nothing pondered changes nothing.
+  EXPECT_TRUE(e.Do({"ponderhit"}).empty());
+
+  // stop while pondering: the move is answered at once.
+  EXPECT_TRUE(e.engine().Handle("go ponder nodes 100"));
+  e.WaitFor("info depth");
+  EXPECT_TRUE(e.engine().Handle("stop"));
+  lines = e.Take();
+  ExpectGoodSearchOutput(lines, *root);
+  EXPECT_TRUE(StartsWith(lines.back(), "bestmove ")) << lines.back();
+  // A pondering search is stopped by the next position, like an infinite
+  // one, and that go is answered.
+  EXPECT_TRUE(e.engine().Handle("go ponder"));
+  lines = e.Do({"position startpos", "go nodes 50"});
+  EXPECT_EQ(CountPrefix(lines, "bestmove"), 2);
+}
+
+// `go searchmoves` searches only the moves listed; an illegal one is an
+// error and no search; the next go searches every move again.
+TEST(UciEngineTest, SearchMovesRestrictTheRoot) {
+  InProcessEngine e;
+  std::vector<std::string> lines =
+      e.Do({"setoption name MultiPV value 5", "position startpos",
+            "go searchmoves e2-e4 d2-d4 nodes 300"});
+  const auto root = Position("tavreli", "", {});
+  const std::string best = ExpectGoodSearchOutput(lines, *root);
+  EXPECT_TRUE(best.starts_with("e2-e4") || best.starts_with("d2-d4")) << best;
+  std::set<std::string> first_moves;
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) first_moves.insert(Field(l, "pv"));
+  }
+  EXPECT_EQ(first_moves, (std::set<std::string>{"d2-d4", "e2-e4"}));
+  lines = e.Do({"go searchmoves e2-e5 nodes 10"});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(StartsWith(lines[0], "info string error go: searchmoves 'e2-e5'"))
+      << lines[0];
+  lines = e.Do({"go searchmoves nodes 10"});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("needs at least one move"), std::string::npos);
+  lines = e.Do({"go nodes 300"});
+  first_moves.clear();
+  for (const std::string& l : lines) {
+    if (StartsWith(l, "info depth")) first_moves.insert(Field(l, "pv"));
+  }
+  EXPECT_GT(first_moves.size(), 2u);
+}
+
+// MCTS's `go depth N`: until the reported (mean) depth reaches N; `go mate
+// N`: until a win in N is proven, without a stop.
+TEST(UciEngineTest, GoDepthAndGoMate) {
+  InProcessEngine e;
+  std::vector<std::string> lines = e.Do({"position startpos", "go depth 3"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+  EXPECT_GE(std::stoi(Field(LastInfo(lines), "depth")), 3) << LastInfo(lines);
+  lines = e.Do({Cat("position tfen ", kRookMateInOne), "go mate 1"});
+  EXPECT_EQ(
+      ExpectGoodSearchOutput(lines, *Position("tavreli", kRookMateInOne, {})),
+      "h1-h8");
+  EXPECT_NE(LastInfo(lines).find(" score mate 1 "), std::string::npos);
+  // A mate not found ends at the other limits.
+  lines = e.Do({"position startpos", "go mate 2 nodes 200"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+  EXPECT_EQ(Field(LastInfo(lines), "nodes"), "200");
+  for (const char* bad : {"go depth 0", "go depth 1001", "go mate 128"}) {
+    lines = e.Do({bad});
+    ASSERT_EQ(lines.size(), 1u) << bad;
+    EXPECT_TRUE(StartsWith(lines[0], "info string error go: '")) << lines[0];
+  }
+}
+
+// Threads: accepted; above one the engine says it searches on one thread.
+TEST(UciEngineTest, ThreadsAboveOneAreAnsweredAndClamped) {
+  InProcessEngine e;
+  EXPECT_EQ(e.Do({"setoption name Threads value 4"}),
+            std::vector<std::string>{
+                "info string Threads 4: this engine searches on one thread; "
+                "Threads stays 1"});
+  EXPECT_TRUE(e.Do({"setoption name Threads value 1"}).empty());
+  const std::vector<std::string> lines =
+      e.Do({"setoption name Threads value 0"});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("option Threads"), std::string::npos) << lines[0];
+}
+
+// A factory that knows nets named "<game>.net" (and "random") and records
+// what it was asked for, with the backend and cache size it was made for; a
+// net for another game is refused naming both, as the CLI's factory does
+// (nn/weights_file.h: CheckNetworkFits).
+struct RecordingFactory {
+  struct Request {
+    std::string net;
+    std::string backend;
+    int cache_entries = 0;
+  };
+  std::shared_ptr<std::vector<Request>> requests =
+      std::make_shared<std::vector<Request>>();
+  nn::EvaluatorFactory Factory(const std::string& backend = "auto",
+                               int cache_entries = 1 << 18) const {
+    return [requests = requests, backend, cache_entries](const std::string& net,
+                                                         const Game& game)
+               -> absl::StatusOr<std::shared_ptr<nn::Evaluator>> {
+      requests->push_back({net, backend, cache_entries});
+      if (net != "random") {
+        const std::string net_game = net.substr(0, net.find(".net"));
+        if (net_game != game.Info().name) {
+          return absl::InvalidArgumentError(Cat(
+              net, ": net is for game ", net_game, ", not ", game.Info().name));
+        }
+      }
+      return std::make_shared<nn::UniformEvaluator>();
+    };
+  }
+  // UciEngineOptions::factory_for.
+  std::function<nn::EvaluatorFactory(const std::string&, int)> FactoryFor()
+      const {
+    return [self = *this](const std::string& backend, int cache_entries) {
+      return self.Factory(backend, cache_entries);
+    };
+  }
+};
+
+// WeightsFile (and Net), Backend and NNCacheSize rebuild the evaluator
+// through the factory when set; a net for another game is refused then,
+// naming both games, and the old one stays.
+TEST(UciEngineTest, EvaluatorOptionsGoThroughTheFactoryWhenSet) {
+  RecordingFactory factory;
+  UciEngineOptions options;
+  options.factory_for = factory.FactoryFor();
+  InProcessEngine e(options, factory.Factory());
+  EXPECT_TRUE(e.Do({"setoption name Backend value eigen"}).empty());
+  ASSERT_EQ(factory.requests->size(), 1u);
+  EXPECT_EQ(factory.requests->back().net, "random");
+  EXPECT_EQ(factory.requests->back().backend, "eigen");
+  EXPECT_EQ(factory.requests->back().cache_entries, 1 << 18);
+  EXPECT_TRUE(e.Do({"setoption name NNCacheSize value 1000"}).empty());
+  EXPECT_EQ(factory.requests->back().backend, "eigen");
+  EXPECT_EQ(factory.requests->back().cache_entries, 1000);
+  std::vector<std::string> lines =
+      e.Do({"setoption name Backend value gpu",
+            "setoption name NNCacheSize value -1"});
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("'gpu' for option Backend"), std::string::npos);
+  EXPECT_NE(lines[1].find("option NNCacheSize"), std::string::npos);
+  EXPECT_EQ(factory.requests->size(), 2u);
+
+  lines = e.Do({"setoption name WeightsFile value tavlei9.net"});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_TRUE(StartsWith(lines[0],
+                         "info string error setoption WeightsFile refused: "
+                         "tavlei9.net: net is for game tavlei9, not tavreli"))
+      << lines[0];
+  lines = e.Do({"uci"});
+  EXPECT_EQ(CountPrefix(lines,
+                        "option name WeightsFile type string default "
+                        "random"),
+            1);
+  EXPECT_EQ(CountPrefix(lines, "option name Backend type combo default eigen"),
+            1);
+  // The game first, then its net: accepted.
+  EXPECT_TRUE(e.Do({"setoption name Game value tavlei9",
+                    "setoption name WeightsFile value tavlei9.net"})
+                  .empty());
+  EXPECT_EQ(factory.requests->back().net, "tavlei9.net");
+  EXPECT_EQ(factory.requests->back().backend, "eigen");
+  ExpectGoodSearchOutput(e.Do({"position startpos", "go nodes 50"}),
+                         *Position("tavlei9", "", {}));
+  // A front end that cannot change them offers neither option.
+  InProcessEngine plain;
+  lines = plain.Do({"uci"});
+  EXPECT_EQ(CountPrefix(lines, "option name Backend"), 0);
+  EXPECT_EQ(CountPrefix(lines, "option name NNCacheSize"), 0);
+  EXPECT_EQ(
+      plain.Do({"setoption name Backend value eigen"}),
+      std::vector<std::string>{"info string error unknown option 'Backend'"});
+}
+
+// Load() makes the net before `uci`: a net for another game is an error
+// naming both.
+TEST(UciEngineTest, LoadRefusesANetForAnotherGame) {
+  RecordingFactory factory;
+  std::ostringstream out;
+  UciEngineOptions options;
+  options.net = "tavlei9.net";
+  UciEngine wrong(options, factory.Factory(), &out);
+  const absl::Status status = wrong.Load();
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(std::string(status.message())
+                .find("net is for game tavlei9, not tavreli"),
+            std::string::npos)
+      << status.message();
+  options.game = "tavlei9";
+  UciEngine right(options, factory.Factory(), &out);
+  EXPECT_TRUE(right.Load().ok());
+  EXPECT_EQ(out.str(), "");
+}
+
+// `volkhv engine --player alphabeta:...`: the baseline answers go with an
+// info line (depth, nodes, score, pv) and a legal bestmove.
+TEST(UciEngineTest, AlphaBetaPlayerAnswersGo) {
+  UciEngineOptions options;
+  options.alphabeta = AlphaBetaEngineOptions{.name = "alphabeta:depth=2"};
+  options.alphabeta->limits.depth = 2;
+  RecordingFactory factory;
+  InProcessEngine e(options, factory.Factory());
+  std::vector<std::string> lines = e.Do({"uci"});
+  EXPECT_EQ(lines.front(), "id name Volkhv alphabeta:depth=2");
+  EXPECT_EQ(CountPrefix(lines, "option name WeightsFile"), 0);
+  EXPECT_EQ(CountPrefix(lines, "option name Threads"), 1);
+  auto check = [](const std::vector<std::string>& out, const GameState& root,
+                  const std::string& depth) {
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_TRUE(StartsWith(out[0], "info depth " + depth + " ")) << out[0];
+    EXPECT_FALSE(Field(out[0], "nodes").empty());
+    EXPECT_TRUE(out[0].find(" score cp ") != std::string::npos ||
+                out[0].find(" score mate ") != std::string::npos);
+    ASSERT_TRUE(StartsWith(out[1], "bestmove ")) << out[1];
+    const std::string best = Words(out[1])[1];
+    EXPECT_EQ(Field(out[0], "pv"), best);
+    EXPECT_TRUE(root.ParseMove(best).ok()) << best;
+  };
+  const auto start = Position("tavreli", "", {"e2-e4"});
+  check(e.Do({"position startpos moves e2-e4", "go"}), *start, "2");
+  check(e.Do({"go depth 1"}), *start, "1");
+  lines = e.Do({"go movetime 50"});
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(StartsWith(lines[1], "bestmove ")) << lines[1];
+  lines = e.Do({Cat("position tfen ", kRookMateInOne), "go mate 1"});
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find(" score mate 1 pv h1-h8"), std::string::npos)
+      << lines[0];
+  EXPECT_EQ(lines[1], "bestmove h1-h8");
+  // An infinite search waits for stop, a pondering one for ponderhit.
+  EXPECT_TRUE(e.engine().Handle("go infinite"));
+  EXPECT_TRUE(e.engine().Handle("stop"));
+  EXPECT_EQ(e.Take().back(), "bestmove h1-h8");
+  EXPECT_TRUE(e.engine().Handle("go ponder"));
+  EXPECT_TRUE(e.engine().Handle("ponderhit"));
+  e.engine().WaitForSearch();
+  EXPECT_EQ(e.Take().back(), "bestmove h1-h8");
+  // No nets, no searchmoves; nothing asked of the factory.
+  lines =
+      e.Do({"setoption name WeightsFile value random", "go searchmoves h1-h8"});
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("does not apply to the player alphabeta:depth=2"),
+            std::string::npos);
+  EXPECT_NE(lines[1].find("searchmoves"), std::string::npos);
+  EXPECT_TRUE(factory.requests->empty());
+  // The game over: no move.
+  lines = e.Do({Cat("position tfen ", kRookMateInOne, " moves h1-h8"), "go"});
+  EXPECT_EQ(lines.back(), "bestmove (none)");
 }
 
 TEST(UciEngineTest, PlaysTavleiChosenByOption) {
@@ -658,7 +1081,7 @@ TEST(EnginePipeTest, ConversationThroughPipes) {
   EXPECT_EQ(CountPrefix(lines, "bestmove"), 0);
   engine.Send("stop");
   lines = engine.ReadUntil("bestmove");
-  const std::string best = lines.back().substr(9);
+  const std::string best = Words(lines.back())[1];
   EXPECT_TRUE(Position("tavreli", "", {"e2-e4", "e7-e5"})->ParseMove(best).ok())
       << best;
 
@@ -702,7 +1125,7 @@ TEST(EnginePipeTest, ScriptFromAFile) {
   ASSERT_FALSE(lines.empty());
   EXPECT_TRUE(StartsWith(lines.back(), "bestmove ")) << r.out;
   EXPECT_TRUE(
-      Position("tavreli", "", {})->ParseMove(lines.back().substr(9)).ok());
+      Position("tavreli", "", {})->ParseMove(Words(lines.back())[1]).ok());
   // Usage errors exit 2.
   r = VolkhvWithInput("engine --game chess", "");
   EXPECT_EQ(r.exit_code, 2) << r.out;
@@ -731,6 +1154,89 @@ TEST(EnginePipeTest, StopEndsALongLimitedSearch) {
   engine.Send("go nodes 1000000000");
   engine.Send("quit");
   EXPECT_EQ(engine.Wait(), 0);
+}
+
+// Issue 19, item 3, through the binary: ponder and ponderhit with a clock,
+// searchmoves, a rejected position, and a net for another game refused at
+// startup (before uciok) and when set.
+TEST(EnginePipeTest, PonderSearchMovesAndNetsForAnotherGame) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  ScopedTempDir dir;
+  const std::string tavlei_net = dir.File("tavlei9.net");
+  testing::InitNet("tavlei9", tavlei_net);
+  RunResult r = VolkhvWithInput("engine --net " + tavlei_net, "uci\n");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.find("uciok"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("net is for game tavlei9, not tavreli"),
+            std::string::npos)
+      << r.err;
+  r = VolkhvWithInput("engine --game tavlei9 --net " + tavlei_net,
+                      "uci\nposition startpos\ngo nodes 20\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ExpectGoodSearchOutput(Lines(r.out), *Position("tavlei9", "", {}));
+
+  Child engine({"engine", "--net", "random"});
+  engine.Send("setoption name WeightsFile value " + tavlei_net);
+  std::vector<std::string> lines = engine.ReadUntil("info string error");
+  EXPECT_NE(lines.back().find("net is for game tavlei9, not tavreli"),
+            std::string::npos)
+      << lines.back();
+  engine.Send("setoption name Game value tavlei9");
+  engine.Send("setoption name WeightsFile value " + tavlei_net);
+  engine.Send("isready");
+  lines = engine.ReadUntil("readyok");
+  EXPECT_EQ(lines, std::vector<std::string>{"readyok"});
+
+  // Pondering on the expected reply, then ponderhit with a clock.
+  engine.Send("position startpos moves a4-a2");
+  engine.Send("go ponder wtime 2000 btime 2000");
+  engine.Send("isready");
+  lines = engine.ReadUntil("readyok");
+  EXPECT_EQ(CountPrefix(lines, "bestmove"), 0);
+  engine.Send("ponderhit");
+  lines = engine.ReadUntil("bestmove");
+  ExpectGoodSearchOutput(lines, *Position("tavlei9", "", {"a4-a2"}));
+
+  // searchmoves, and a rejected position.
+  engine.Send("position startpos");
+  engine.Send("go nodes 200 searchmoves a4-a3");
+  lines = engine.ReadUntil("bestmove");
+  EXPECT_TRUE(StartsWith(lines.back(), "bestmove a4-a3")) << lines.back();
+  engine.Send("position startpos moves a4-a9");
+  engine.Send("go nodes 10");
+  engine.Send("isready");
+  lines = engine.ReadUntil("readyok");
+  EXPECT_EQ(CountPrefix(lines, "bestmove"), 0);
+  EXPECT_EQ(CountPrefix(lines, "info string error go: no position"), 1);
+  engine.Send("quit");
+  EXPECT_EQ(engine.Wait(), 0);
+}
+
+// `volkhv engine --player alphabeta:depth=N` speaks the same protocol.
+TEST(EnginePipeTest, AlphaBetaEngine) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  RunResult r = VolkhvWithInput(
+      "engine --player alphabeta:depth=2",
+      "uci\nisready\nposition startpos moves e2-e4\ngo\ngo movetime 50\n");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> lines = Lines(r.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(), "id name Volkhv alphabeta:depth=2");
+  EXPECT_EQ(CountPrefix(lines, "readyok"), 1);
+  EXPECT_EQ(CountPrefix(lines, "info depth 2 "), 1) << r.out;
+  EXPECT_EQ(CountPrefix(lines, "bestmove "), 2) << r.out;
+  for (const std::string& line : lines) {
+    if (!StartsWith(line, "bestmove ")) continue;
+    EXPECT_TRUE(
+        Position("tavreli", "", {"e2-e4"})->ParseMove(Words(line)[1]).ok())
+        << line;
+  }
+  r = VolkhvWithInput("engine --player mcts:visits=3", "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--player"), std::string::npos) << r.err;
+  r = VolkhvWithInput("engine --player alphabeta:depth=0", "");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("depth"), std::string::npos) << r.err;
 }
 
 // ---- The JSON analysis engine ----
@@ -849,8 +1355,8 @@ TEST(AnalysisEngineTest, InvalidQueriesGetErrorsWithTheirIds) {
              R"(["not", "an", "object"])",
              R"({"game":"tavreli"})",
              R"({"id":7})",
-             R"({"id":"unknown-field","maxvisits":10})",
              R"({"id":"unknown-game","game":"chess"})",
+             R"({"id":"unknown-field","maxvisits":10})",
              R"({"id":"illegal","moves":["e2-e4","e2-e4"]})",
              R"({"id":"bad-position","position":"xyz"})",
              R"({"id":"bad-turn","moves":["e2-e4"],"analyzeTurns":[2]})",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <optional>
@@ -21,6 +22,14 @@ namespace {
 
 constexpr int kMaxMultiPv = 500;
 constexpr int64_t kMaxSeed = 2147483647;
+constexpr int kMaxThreads = 1024;
+constexpr int kMaxNnCacheEntries = 1 << 26;
+// The deepest `go depth` of MCTS (a mean depth), and of alpha-beta, whose
+// infinite and pondering searches go this deep and then wait.
+constexpr int kMaxGoDepth = 1000;
+constexpr int kMaxAlphaBetaDepth = 60;
+// `go mate N`: 2N - 1 plies must fit the tree's proven-plies counter.
+constexpr int kMaxGoMate = 127;
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -72,6 +81,19 @@ UciEngine::UciEngine(UciEngineOptions options, nn::EvaluatorFactory factory,
 
 UciEngine::~UciEngine() { StopSearch(); }
 
+absl::Status UciEngine::Load() {
+  if (game_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(
+        options_.game, OptionsFor(options_.game, options_.game_options));
+    if (!game.ok()) return game.status();
+    game_ = *std::move(game);
+    start_ = game_->NewInitialState();
+    moves_.clear();
+    has_position_ = true;
+  }
+  return Prepare();
+}
+
 void UciEngine::Send(const std::string& line) {
   std::lock_guard<std::mutex> lock(out_mu_);
   *out_ << line << '\n' << std::flush;
@@ -81,20 +103,34 @@ void UciEngine::Error(std::string_view what) {
   Send(Cat("info string error ", what));
 }
 
+void UciEngine::JoinSearch() {
+  if (thread_.joinable()) thread_.join();
+  pondering_ = false;
+}
+
 void UciEngine::StopSearch() {
   if (!thread_.joinable()) return;
+  // stop_ first: the thread reads it after pondering ends.
   stop_ = true;
-  thread_.join();
+  ponder_stop_ = true;
+  JoinSearch();
 }
 
 void UciEngine::FinishSearch() {
   if (!thread_.joinable()) return;
-  if (infinite_) stop_ = true;
-  thread_.join();
+  if (infinite_) {
+    stop_ = true;
+    ponder_stop_ = true;
+  }
+  JoinSearch();
 }
 
-void UciEngine::WaitForSearch() {
-  if (thread_.joinable()) thread_.join();
+void UciEngine::WaitForSearch() { JoinSearch(); }
+
+void UciEngine::WaitFor(const std::atomic<bool>& flag) {
+  while (!flag.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 namespace {
@@ -107,7 +143,8 @@ std::string_view FirstWord(std::string_view line) {
 // Commands answered while a limited search runs, ahead of those waiting.
 bool IsUrgent(std::string_view line) {
   const std::string_view word = FirstWord(line);
-  return word == "stop" || word == "quit" || word == "isready";
+  return word == "stop" || word == "quit" || word == "isready" ||
+         word == "ponderhit";
 }
 
 // Commands that must wait for a running limited search to end.
@@ -130,9 +167,9 @@ bool UciEngine::NextCommand(Input& input, std::string* line) {
         input.lines.pop_front();
         return true;
       }
-      // Commands answered ahead of the waiting one: `quit` anywhere; `stop`
-      // and `isready` only before a queued `go` (a `stop` after it is meant
-      // for the search that `go` will start).
+      // Commands answered ahead of the waiting one: `quit` anywhere; `stop`,
+      // `ponderhit` and `isready` only before a queued `go` (a `stop` after
+      // it is meant for the search that `go` will start).
       bool go_ahead = FirstWord(input.lines.front()) == "go";
       for (auto it = input.lines.begin() + 1; it != input.lines.end(); ++it) {
         const std::string_view word = FirstWord(*it);
@@ -227,6 +264,10 @@ bool UciEngine::Handle(std::string_view line) {
     CommandIsReady();
     return true;
   }
+  if (command == "ponderhit") {
+    CommandPonderHit();
+    return true;
+  }
   if (command == "uci") {
     CommandUci();
     return true;
@@ -268,7 +309,19 @@ std::vector<std::string> UciEngine::OptionLines() const {
         it == options_.game_options.end() ? option.default_value : it->second,
         " min ", option.min, " max ", option.max));
   }
+  lines.push_back(
+      Cat("option name Threads type spin default 1 min 1 max ", kMaxThreads));
+  if (alphabeta()) return lines;
+  lines.push_back(
+      Cat("option name WeightsFile type string default ", options_.net));
   lines.push_back(Cat("option name Net type string default ", options_.net));
+  if (options_.factory_for) {
+    lines.push_back(Cat("option name Backend type combo default ",
+                        options_.backend, " var auto var eigen var torch"));
+    lines.push_back(Cat("option name NNCacheSize type spin default ",
+                        options_.nn_cache_entries, " min 0 max ",
+                        kMaxNnCacheEntries));
+  }
   lines.push_back(Cat("option name MultiPV type spin default ",
                       options_.multipv, " min 1 max ", kMaxMultiPv));
   lines.push_back(Cat("option name Seed type spin default ", options_.seed,
@@ -293,7 +346,8 @@ std::vector<std::string> UciEngine::OptionLines() const {
 }
 
 void UciEngine::CommandUci() {
-  Send("id name Volkhv");
+  Send(alphabeta() ? Cat("id name Volkhv ", options_.alphabeta->name)
+                   : std::string("id name Volkhv"));
   Send("id author the Volkhv authors");
   for (const std::string& line : OptionLines()) Send(line);
   Send("uciok");
@@ -307,9 +361,11 @@ void UciEngine::CommandIsReady() {
 
 void UciEngine::CommandNewGame() {
   if (search_ != nullptr) search_->ClearTree();
+  if (alphabeta_ != nullptr) alphabeta_->Clear();
   if (game_ != nullptr) {
     start_ = game_->NewInitialState();
     moves_.clear();
+    has_position_ = true;
   }
 }
 
@@ -322,23 +378,44 @@ bool UciEngine::MakeCurrentGame() {
   }
   search_.reset();
   evaluator_.reset();
+  alphabeta_.reset();
+  heuristic_.reset();
   game_ = *std::move(game);
   start_ = game_->NewInitialState();
   moves_.clear();
+  has_position_ = true;
   return true;
 }
 
-bool UciEngine::EnsureSearch() {
-  if (game_ == nullptr && !MakeCurrentGame()) return false;
+absl::Status UciEngine::Prepare() {
+  if (game_ == nullptr) {
+    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(
+        options_.game, OptionsFor(options_.game, options_.game_options));
+    if (!game.ok()) return game.status();
+    game_ = *std::move(game);
+    start_ = game_->NewInitialState();
+    moves_.clear();
+    has_position_ = true;
+  }
+  if (alphabeta()) {
+    if (alphabeta_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<Heuristic>> heuristic =
+          MakeHeuristic(game_->Info());
+      if (!heuristic.ok()) return heuristic.status();
+      heuristic_ = *std::move(heuristic);
+      alphabeta_ = std::make_unique<search::AlphaBetaSearch>(
+          heuristic_.get(), options_.alphabeta->options);
+    }
+    return absl::OkStatus();
+  }
   if (evaluator_ == nullptr) {
     search_.reset();
+    if (!factory_) return absl::FailedPreconditionError("no evaluator factory");
     absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
-        factory_ ? factory_(options_.net, *game_)
-                 : absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
-                       absl::FailedPreconditionError("no evaluator factory"));
+        factory_(options_.net, *game_);
     if (!evaluator.ok()) {
-      Error(EvaluatorError(options_.net, evaluator.status()));
-      return false;
+      return absl::Status(evaluator.status().code(),
+                          EvaluatorError(options_.net, evaluator.status()));
     }
     evaluator_ = *std::move(evaluator);
   }
@@ -346,7 +423,41 @@ bool UciEngine::EnsureSearch() {
     search_ = std::make_unique<search::Search>(
         options_.params, evaluator_.get(), GameProver(*game_), options_.seed);
   }
+  return absl::OkStatus();
+}
+
+bool UciEngine::EnsureSearch() {
+  if (const absl::Status status = Prepare(); !status.ok()) {
+    Error(Cat(status.message()));
+    return false;
+  }
   return true;
+}
+
+void UciEngine::ChangeEvaluator(std::string_view option, const std::string& net,
+                                const std::string& backend, int cache_entries) {
+  if (game_ == nullptr && !MakeCurrentGame()) return;
+  const bool same_settings =
+      backend == options_.backend && cache_entries == options_.nn_cache_entries;
+  nn::EvaluatorFactory factory =
+      same_settings ? factory_ : options_.factory_for(backend, cache_entries);
+  absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+      factory ? factory(net, *game_)
+              : absl::StatusOr<std::shared_ptr<nn::Evaluator>>(
+                    absl::FailedPreconditionError("no evaluator factory"));
+  if (!evaluator.ok()) {
+    Error(Cat("setoption ", option, " refused: ",
+              EvaluatorError(net, evaluator.status()), "; the net stays '",
+              options_.net, "', the backend ", options_.backend, ", the cache ",
+              options_.nn_cache_entries, " entries"));
+    return;
+  }
+  search_.reset();
+  evaluator_ = *std::move(evaluator);
+  factory_ = std::move(factory);
+  options_.net = net;
+  options_.backend = backend;
+  options_.nn_cache_entries = cache_entries;
 }
 
 void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
@@ -407,15 +518,63 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
     }
     return;
   }
-  if (key == "net") {
+  if (key == "threads") {
+    const std::optional<int64_t> threads = ToInt<int64_t>(value);
+    if (!threads || *threads < 1 || *threads > kMaxThreads) {
+      bad_value(Cat("expected an integer from 1 to ", kMaxThreads));
+      return;
+    }
+    // The multi-threaded search is not built yet: say so, search on one.
+    if (*threads > 1) {
+      Send(Cat("info string Threads ", *threads,
+               ": this engine searches on one thread; Threads stays 1"));
+    }
+    return;
+  }
+  const bool mcts_option =
+      key == "net" || key == "weightsfile" || key == "backend" ||
+      key == "nncachesize" || key == "multipv" || key == "seed" ||
+      std::any_of(search::SearchParamTable().begin(),
+                  search::SearchParamTable().end(),
+                  [&key](const search::SearchParamInfo& info) {
+                    return Lower(info.name) == key;
+                  });
+  if (alphabeta() && mcts_option) {
+    Error(Cat("setoption: option ", name, " does not apply to the player ",
+              options_.alphabeta->name));
+    return;
+  }
+  if (key == "net" || key == "weightsfile") {
     if (value.empty()) {
       bad_value("expected 'auto', 'random' or a weights file");
       return;
     }
-    if (value == options_.net) return;
-    options_.net = value;
-    search_.reset();
-    evaluator_.reset();
+    if (value == options_.net && evaluator_ != nullptr) return;
+    ChangeEvaluator(name, value, options_.backend, options_.nn_cache_entries);
+    return;
+  }
+  if ((key == "backend" || key == "nncachesize") && !options_.factory_for) {
+    Error(Cat("unknown option '", name, "'"));
+    return;
+  }
+  if (key == "backend") {
+    if (value != "auto" && value != "eigen" && value != "torch") {
+      bad_value("expected auto, eigen or torch");
+      return;
+    }
+    if (value == options_.backend && evaluator_ != nullptr) return;
+    ChangeEvaluator(name, options_.net, value, options_.nn_cache_entries);
+    return;
+  }
+  if (key == "nncachesize") {
+    const std::optional<int64_t> entries = ToInt<int64_t>(value);
+    if (!entries || *entries < 0 || *entries > kMaxNnCacheEntries) {
+      bad_value(Cat("expected an integer from 0 to ", kMaxNnCacheEntries));
+      return;
+    }
+    if (*entries == options_.nn_cache_entries && evaluator_ != nullptr) return;
+    ChangeEvaluator(name, options_.net, options_.backend,
+                    static_cast<int>(*entries));
     return;
   }
   if (key == "multipv") {
@@ -454,7 +613,11 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
 }
 
 void UciEngine::CommandPosition(const std::vector<std::string_view>& tokens) {
+  // Whatever goes wrong below leaves no position: a `go` after a rejected
+  // position must not search the previous one.
+  has_position_ = false;
   if (game_ == nullptr && !MakeCurrentGame()) return;
+  has_position_ = false;
   if (tokens.size() < 2) {
     Error("position: expected 'startpos' or 'tfen TEXT'");
     return;
@@ -511,22 +674,59 @@ void UciEngine::CommandPosition(const std::vector<std::string_view>& tokens) {
   }
   start_ = std::move(start);
   moves_ = std::move(moves);
+  has_position_ = true;
 }
 
-void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
-  search::TimeControl control;
+std::unique_ptr<GameState> UciEngine::CurrentState() const {
+  std::unique_ptr<GameState> state = start_->Clone();
+  for (Move move : moves_) state->Play(move);
+  return state;
+}
+
+namespace {
+
+bool IsGoKeyword(std::string_view word) {
+  for (std::string_view keyword :
+       {"nodes", "visits", "movetime", "wtime", "btime", "winc", "binc",
+        "movestogo", "depth", "mate", "infinite", "ponder", "searchmoves"}) {
+    if (word == keyword) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<UciEngine::Go> UciEngine::ParseGo(
+    const std::vector<std::string_view>& tokens) {
+  Go go;
+  search::TimeControl& control = go.control;
   for (size_t i = 1; i < tokens.size(); ++i) {
     const std::string_view word = tokens[i];
     if (word == "infinite") {
       control.infinite = true;
       continue;
     }
+    if (word == "ponder") {
+      go.ponder = true;
+      continue;
+    }
+    if (word == "searchmoves") {
+      while (i + 1 < tokens.size() && !IsGoKeyword(tokens[i + 1])) {
+        go.searchmoves.emplace_back(tokens[++i]);
+      }
+      if (go.searchmoves.empty()) {
+        Error("go: 'searchmoves' needs at least one move");
+        return std::nullopt;
+      }
+      continue;
+    }
     if (word == "nodes" || word == "visits" || word == "movetime" ||
         word == "wtime" || word == "btime" || word == "winc" ||
-        word == "binc" || word == "movestogo") {
+        word == "binc" || word == "movestogo" || word == "depth" ||
+        word == "mate") {
       if (i + 1 >= tokens.size()) {
         Error(Cat("go: '", word, "' needs a number"));
-        return;
+        return std::nullopt;
       }
       const std::optional<int64_t> value = ToInt<int64_t>(tokens[i + 1]);
       // Clock times may go negative in some GUIs; increments may be 0; a
@@ -538,7 +738,14 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
         Error(Cat("go: '", word, "' needs ",
                   min == 0 ? "a non-negative" : "a positive", " integer, got '",
                   tokens[i + 1], "'"));
-        return;
+        return std::nullopt;
+      }
+      if ((word == "depth" && *value > kMaxGoDepth) ||
+          (word == "mate" && *value > kMaxGoMate)) {
+        Error(Cat("go: '", word, "' needs an integer from 1 to ",
+                  word == "depth" ? kMaxGoDepth : kMaxGoMate, ", got '",
+                  tokens[i + 1], "'"));
+        return std::nullopt;
       }
       ++i;
       if (word == "nodes") {
@@ -555,33 +762,28 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
         control.increment_ms[0] = *value;
       } else if (word == "binc") {
         control.increment_ms[1] = *value;
+      } else if (word == "depth") {
+        control.depth = static_cast<int>(*value);
+      } else if (word == "mate") {
+        control.mate = static_cast<int>(*value);
       } else {
         control.moves_to_go = *value;
       }
       continue;
     }
     Error(Cat("go: unknown parameter '", word, "'"));
-    return;
+    return std::nullopt;
   }
-  if (!EnsureSearch()) {
-    Send("bestmove (none)");
-    return;
-  }
-  if (const absl::Status status = search_->SetPosition(*start_, moves_);
-      !status.ok()) {
-    Error(Cat("go: ", status.message()));
-    Send("bestmove (none)");
-    return;
-  }
-  search::SearchLimits limits =
-      search::SearchLimitsFor(control, search_->root_state().SideToMove() & 1);
-  limits.progress_interval_ms = options_.progress_interval_ms;
-  infinite_ = limits.infinite;
+  return go;
+}
+
+bool UciEngine::StartThread(std::function<void()> body) {
   stop_ = false;
+  ponder_stop_ = false;
   searching_ = true;
   try {
-    thread_ = std::thread([this, limits] {
-      SearchThread(limits);
+    thread_ = std::thread([this, body = std::move(body)] {
+      body();
       // Wakes Run, whose next command may be waiting for this search.
       std::shared_ptr<Input> input = input_;
       if (input != nullptr) {
@@ -594,14 +796,132 @@ void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
     });
   } catch (const std::system_error& e) {
     searching_ = false;
+    pondering_ = false;
     Error(Cat("go: cannot start the search thread: ", e.what()));
+    return false;
+  }
+  return true;
+}
+
+void UciEngine::CommandGo(const std::vector<std::string_view>& tokens) {
+  std::optional<Go> go = ParseGo(tokens);
+  if (!go.has_value()) return;
+  if (!has_position_) {
+    // As lc0: an error and no move; the GUI sent a position the engine
+    // could not take, and a move for another one would be wrong.
+    Error(
+        "go: no position: the last 'position' command was rejected; send a "
+        "valid one");
+    return;
+  }
+  if (!EnsureSearch()) {
+    Send("bestmove (none)");
+    return;
+  }
+  std::unique_ptr<GameState> root = CurrentState();
+  std::vector<std::string> searchmoves;
+  for (const std::string& text : go->searchmoves) {
+    absl::StatusOr<Move> move = root->ParseMove(text);
+    if (!move.ok()) {
+      Error(Cat("go: searchmoves '", text, "': ", move.status().message()));
+      return;
+    }
+    searchmoves.push_back(root->MoveText(*move));
+  }
+  const int side = root->SideToMove() & 1;
+
+  if (alphabeta()) {
+    if (!searchmoves.empty()) {
+      Error(Cat("go: searchmoves: the player ", options_.alphabeta->name,
+                " searches every move"));
+      return;
+    }
+    if (root->Result().IsOver()) {
+      Send(Cat("info string game over: ", OutcomeName(root->Result().outcome),
+               " for the side to move (",
+               TerminationName(root->Info().name, root->Result().termination),
+               ")"));
+      Send("bestmove (none)");
+      return;
+    }
+    const search::TimeControl& c = go->control;
+    const search::SearchLimits mapped = search::SearchLimitsFor(c, side);
+    search::AlphaBetaLimits limits;
+    const bool bare = c.nodes == 0 && c.visits == 0 && c.movetime_ms == 0 &&
+                      !c.time_left_ms[side].has_value() && c.depth == 0 &&
+                      c.mate == 0 && !c.infinite;
+    if (bare) {
+      limits = options_.alphabeta->limits;
+    } else {
+      limits.time_ms = mapped.time_ms;
+      limits.nodes = std::max(c.nodes, c.visits);
+      limits.depth = std::min(c.depth > 0  ? c.depth
+                              : c.mate > 0 ? 2 * c.mate - 1
+                                           : 0,
+                              kMaxAlphaBetaDepth);
+      if (limits.time_ms == 0 && limits.nodes == 0 && limits.depth == 0) {
+        limits.depth = kMaxAlphaBetaDepth;  // an infinite search
+      }
+    }
+    const bool infinite = !bare && mapped.infinite;
+    infinite_ = infinite || go->ponder;
+    pondering_ = go->ponder;
+    after_ponderhit_infinite_ = infinite;
+    const bool ponder = go->ponder;
+    auto shared_root =
+        std::make_shared<std::unique_ptr<GameState>>(std::move(root));
+    StartThread([this, shared_root, limits, infinite, ponder] {
+      AlphaBetaThread(std::move(*shared_root), limits, infinite, ponder);
+    });
+    return;
+  }
+
+  if (const absl::Status status = search_->SetPosition(*start_, moves_);
+      !status.ok()) {
+    Error(Cat("go: ", status.message()));
+    Send("bestmove (none)");
+    return;
+  }
+  std::vector<search::MoveRule> filter;
+  if (!searchmoves.empty()) {
+    filter.push_back({.side = side,
+                      .until_depth = 1,
+                      .allow = true,
+                      .moves = std::move(searchmoves)});
+  }
+  search_->SetMoveFilter(std::move(filter));
+  search::SearchLimits limits = search::SearchLimitsFor(go->control, side);
+  limits.progress_interval_ms = options_.progress_interval_ms;
+  infinite_ = limits.infinite || go->ponder;
+  pondering_ = go->ponder;
+  after_ponderhit_infinite_ = limits.infinite;
+  const bool ponder = go->ponder;
+  if (!StartThread([this, limits, ponder] { SearchThread(limits, ponder); })) {
     Send("bestmove (none)");
   }
 }
 
-void UciEngine::SearchThread(search::SearchLimits limits) {
-  search::SearchResult result = search_->Run(
-      limits, [this](const search::SearchResult& r) { SendReport(r); }, &stop_);
+void UciEngine::CommandPonderHit() {
+  // Only a pondering search can be hit; otherwise there is nothing to do.
+  if (!thread_.joinable() || !pondering_) return;
+  pondering_ = false;
+  infinite_ = after_ponderhit_infinite_;
+  ponder_stop_ = true;
+}
+
+void UciEngine::SearchThread(search::SearchLimits limits, bool ponder) {
+  const search::ProgressCallback report =
+      [this](const search::SearchResult& r) { SendReport(r); };
+  search::SearchResult result;
+  if (ponder) {
+    search::SearchLimits pondering = limits;
+    pondering.infinite = true;
+    result = search_->Run(pondering, report, &ponder_stop_);
+    // ponderhit: the same tree, searched on with the go's own limits.
+    if (!stop_.load()) result = search_->Run(limits, report, &stop_);
+  } else {
+    result = search_->Run(limits, report, &stop_);
+  }
   if (result.stop_reason == search::StopReason::kGameOver) {
     Send(Cat("info string game over: ", OutcomeName(result.game_result.outcome),
              " for the side to move (",
@@ -619,10 +939,63 @@ void UciEngine::SearchThread(search::SearchLimits limits) {
     result = search_->Run(one);
   }
   SendReport(result);
-  Send(
-      result.best_move.IsNull()
-          ? std::string("bestmove (none)")
-          : Cat("bestmove ", search_->root_state().MoveText(result.best_move)));
+  if (result.best_move.IsNull()) {
+    Send("bestmove (none)");
+    return;
+  }
+  const GameState& root = search_->root_state();
+  std::string line = Cat("bestmove ", root.MoveText(result.best_move));
+  for (const search::MoveInfo& m : result.moves) {
+    if (m.move != result.best_move) continue;
+    const std::vector<std::string> pv = MoveTexts(root, m.pv);
+    if (pv.size() >= 2) Append(&line, " ponder ", pv[1]);
+    break;
+  }
+  Send(line);
+}
+
+void UciEngine::AlphaBetaThread(std::unique_ptr<GameState> root,
+                                search::AlphaBetaLimits limits, bool infinite,
+                                bool ponder) {
+  search::AlphaBetaLimits deepest;
+  deepest.depth = kMaxAlphaBetaDepth;
+  search::AlphaBetaResult result;
+  bool searched = false;
+  if (ponder) {
+    result = alphabeta_->Search(*root, deepest, &ponder_stop_);
+    WaitFor(ponder_stop_);
+    searched = stop_.load();
+  }
+  if (!searched) {
+    result = alphabeta_->Search(*root, infinite ? deepest : limits, &stop_);
+    if (infinite) WaitFor(stop_);
+  }
+  std::string line = Cat(
+      "info depth ", result.depth, " seldepth ",
+      std::max(result.depth, result.seldepth), " nodes ", result.nodes, " nps ",
+      static_cast<int64_t>(
+          result.seconds > 0 ? std::llround(result.nodes / result.seconds) : 0),
+      " time ", static_cast<int64_t>(std::llround(result.seconds * 1000)));
+  if (const int mate = result.MatePlies(); mate != 0) {
+    Append(&line, " score mate ",
+           *MateInMoves(mate > 0 ? search::Proven::kWin : search::Proven::kLoss,
+                        std::abs(mate)));
+  } else {
+    Append(&line, " score cp ", result.score);
+  }
+  const std::vector<std::string> pv = MoveTexts(*root, result.pv);
+  if (!pv.empty()) {
+    Append(&line, " pv");
+    for (const std::string& text : pv) Append(&line, " ", text);
+  }
+  Send(line);
+  if (result.best_move.IsNull()) {
+    Send("bestmove (none)");
+    return;
+  }
+  line = Cat("bestmove ", root->MoveText(result.best_move));
+  if (pv.size() >= 2) Append(&line, " ponder ", pv[1]);
+  Send(line);
 }
 
 void UciEngine::SendReport(const search::SearchResult& r) {
@@ -665,8 +1038,11 @@ void UciEngine::SendReport(const search::SearchResult& r) {
 
 void UciEngine::CommandShow() {
   if (game_ == nullptr && !MakeCurrentGame()) return;
-  std::unique_ptr<GameState> state = start_->Clone();
-  for (Move move : moves_) state->Play(move);
+  if (!has_position_) {
+    Error("d: no position: the last 'position' command was rejected");
+    return;
+  }
+  std::unique_ptr<GameState> state = CurrentState();
   const std::string diagram = state->BoardDiagram();
   for (std::string_view row : Split(diagram, "\n", true)) {
     Send(Cat("info string ", row));
