@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/evaluator_setup.h"
 #include "cli/game_setup.h"
+#include "cli/version.h"
 #include "engine/games/games.h"
 #include "engine/protocol/analysis_engine.h"
 #include "engine/protocol/line_reader.h"
@@ -278,6 +279,7 @@ int RunAnalysis(const std::vector<std::string>& args) {
   options.threads = *threads;
   options.net = net;
   options.default_max_visits = static_cast<uint64_t>(*visits);
+  options.version = SourceVersion();
   options.seed = *seed;
   std::cin.tie(nullptr);
   protocol::AnalysisEngine engine(

@@ -1356,7 +1356,6 @@ TEST(AnalysisEngineTest, InvalidQueriesGetErrorsWithTheirIds) {
              R"({"game":"tavreli"})",
              R"({"id":7})",
              R"({"id":"unknown-game","game":"chess"})",
-             R"({"id":"unknown-field","maxvisits":10})",
              R"({"id":"illegal","moves":["e2-e4","e2-e4"]})",
              R"({"id":"bad-position","position":"xyz"})",
              R"({"id":"bad-turn","moves":["e2-e4"],"analyzeTurns":[2]})",
@@ -1380,7 +1379,6 @@ TEST(AnalysisEngineTest, InvalidQueriesGetErrorsWithTheirIds) {
     EXPECT_EQ(error.find('\n'), std::string::npos);
     return error;
   };
-  EXPECT_NE(error_of("unknown-field").find("'maxvisits'"), std::string::npos);
   EXPECT_NE(error_of("unknown-game").find("chess"), std::string::npos);
   EXPECT_NE(error_of("illegal").find("moves[1] 'e2-e4'"), std::string::npos);
   EXPECT_NE(error_of("bad-position").find("position"), std::string::npos);
@@ -1402,6 +1400,323 @@ TEST(AnalysisEngineTest, InvalidQueriesGetErrorsWithTheirIds) {
   // The engine went on to answer the good query.
   ASSERT_EQ(answers["good"].size(), 1u);
   ExpectGoodAnswer(answers["good"][0], *Position("tavreli", "", {}));
+}
+
+// The answers of `output`, in order, as JSON.
+std::vector<Json> AllAnswers(const std::string& output) {
+  std::vector<Json> all;
+  for (const std::string& line : Lines(output)) {
+    Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(j.is_discarded()) << line;
+    if (!j.is_discarded()) all.push_back(std::move(j));
+  }
+  return all;
+}
+
+// A factory of uniform evaluators that take `micros` per position, so that
+// a search certainly lasts; counts the evaluators it made.
+struct SlowFactory {
+  int micros = 200;
+  std::shared_ptr<std::atomic<int>> made =
+      std::make_shared<std::atomic<int>>(0);
+  testing::EvaluationGate* gate = nullptr;
+  nn::EvaluatorFactory Factory() const {
+    return [micros = micros, made = made, gate = gate](
+               const std::string& net,
+               const Game&) -> absl::StatusOr<std::shared_ptr<nn::Evaluator>> {
+      ++*made;
+      return std::make_shared<testing::FakeEvaluator>(
+          nullptr,
+          [micros](const GameState&) {
+            std::this_thread::sleep_for(std::chrono::microseconds(micros));
+            return std::array<float, 3>{1.0f / 3, 1.0f / 3, 1.0f / 3};
+          },
+          gate);
+    };
+  }
+};
+
+// Issue 19, item 4: reportDuringSearchEvery gives answers with
+// "isDuringSearch": true before the final one (false).
+TEST(AnalysisEngineTest, ReportsDuringTheSearchBeforeTheFinalAnswer) {
+  SyncOut out;
+  {
+    AnalysisEngineOptions options;
+    options.threads = 1;
+    AnalysisEngine engine(options, SlowFactory().Factory(), out.stream());
+    engine.Submit(R"({"id":"live","maxVisits":400,)"
+                  R"("reportDuringSearchEvery":0.001})");
+    engine.Submit(R"({"id":"quiet","maxVisits":50})");
+    engine.Finish();
+  }
+  const std::vector<Json> all = AllAnswers(out.str());
+  int during = 0;
+  bool final_seen = false;
+  uint64_t last_visits = 0;
+  for (const Json& a : all) {
+    if (a["id"] != "live") continue;
+    ExpectGoodAnswer(a, *Position("tavreli", "", {}));
+    const uint64_t visits = a["rootInfo"]["visits"].get<uint64_t>();
+    EXPECT_GE(visits, last_visits);
+    last_visits = visits;
+    if (a["isDuringSearch"].get<bool>()) {
+      EXPECT_FALSE(final_seen) << "a live report after the final answer";
+      // The first report comes early; the last may come with the last batch.
+      if (during == 0) EXPECT_LT(visits, 400u);
+      EXPECT_LE(visits, 400u);
+      ++during;
+    } else {
+      EXPECT_FALSE(final_seen) << "two final answers";
+      final_seen = true;
+      EXPECT_EQ(visits, 400u);
+    }
+  }
+  EXPECT_TRUE(final_seen);
+  EXPECT_GE(during, 1);
+  // Without the field: one answer, isDuringSearch false.
+  auto answers = ById(out.str());
+  ASSERT_EQ(answers["quiet"].size(), 1u);
+  EXPECT_EQ(answers["quiet"][0]["isDuringSearch"], false);
+}
+
+// terminate ends a running query (its answer has what it found) and drops
+// queued ones (noResults); terminate_all ends everything; both are echoed.
+TEST(AnalysisEngineTest, TerminateStopsALongQueryAndDropsQueuedOnes) {
+  SyncOut out;
+  {
+    AnalysisEngineOptions options;
+    options.threads = 1;
+    options.max_visits_cap = 1000000000;
+    AnalysisEngine engine(options, SlowFactory().Factory(), out.stream());
+    engine.Submit(R"({"id":"long","maxVisits":1000000000,)"
+                  R"("reportDuringSearchEvery":0.01})");
+    engine.Submit(R"({"id":"queued","moves":["e2-e4"],"analyzeTurns":[0,1],)"
+                  R"("maxVisits":1000000000,"reportDuringSearchEvery":0.01})");
+    // The long query is being searched once it reports.
+    out.WaitFor(R"({"id":"long","turnNumber":0,"isDuringSearch":true)");
+    engine.Submit(R"({"id":"t1","action":"terminate","terminateId":"queued",)"
+                  R"("turnNumbers":[1]})");
+    engine.Submit(R"({"id":"t2","action":"terminate","terminateId":"long"})");
+    out.WaitFor(R"({"id":"long","turnNumber":0,"isDuringSearch":false)");
+    // The other turn of "queued" runs now; terminate_all ends it.
+    out.WaitFor(R"({"id":"queued","turnNumber":0,"isDuringSearch":true)");
+    engine.Submit(R"({"id":"t3","action":"terminate_all"})");
+    engine.Finish();
+  }
+  auto answers = ById(out.str());
+  const Json* final_long = nullptr;
+  for (const Json& a : answers["long"]) {
+    if (!a["isDuringSearch"].get<bool>()) final_long = &a;
+  }
+  ASSERT_NE(final_long, nullptr) << out.str();
+  ExpectGoodAnswer(*final_long, *Position("tavreli", "", {}));
+  EXPECT_LT((*final_long)["rootInfo"]["visits"].get<uint64_t>(), 1000000000u);
+  int no_results = 0, searched = 0;
+  for (const Json& a : answers["queued"]) {
+    if (a.contains("noResults")) {
+      ++no_results;
+      EXPECT_EQ(a["turnNumber"], 1);
+      EXPECT_EQ(a["isDuringSearch"], false);
+    } else if (!a["isDuringSearch"].get<bool>()) {
+      ++searched;
+      EXPECT_EQ(a["turnNumber"], 0);
+    }
+  }
+  EXPECT_EQ(no_results, 1);
+  EXPECT_EQ(searched, 1);
+  ASSERT_EQ(answers["t1"].size(), 1u);
+  EXPECT_EQ(answers["t1"][0]["action"], "terminate");
+  EXPECT_EQ(answers["t1"][0]["turnNumbers"], Json::array({1}));
+  ASSERT_EQ(answers["t3"].size(), 1u);
+  EXPECT_EQ(answers["t3"][0]["action"], "terminate_all");
+}
+
+// query_version, clear_cache (every game's evaluator made afresh), unknown
+// actions and fields.
+TEST(AnalysisEngineTest, VersionClearCacheAndUnknownFields) {
+  std::ostringstream out;
+  SlowFactory factory;
+  factory.micros = 0;
+  {
+    AnalysisEngineOptions options;
+    options.version = "v-test";
+    AnalysisEngine engine(options, factory.Factory(), &out);
+    engine.Submit(R"({"id":"v","action":"query_version"})");
+    engine.Submit(R"({"id":"a","maxVisits":20,"colour":"red"})");
+    engine.Submit(R"({"id":"b","game":"tavlei9","maxVisits":20})");
+    engine.Finish();
+    EXPECT_EQ(factory.made->load(), 2);
+  }
+  {
+    AnalysisEngine engine(AnalysisEngineOptions(), factory.Factory(), &out);
+    engine.Submit(R"({"id":"c","maxVisits":20})");
+    engine.Submit(R"({"id":"cc","action":"clear_cache","extra":1})");
+    engine.Submit(R"({"id":"x","action":"explode"})");
+    engine.Submit(R"({"id":"y","action":"terminate"})");
+    engine.Submit(R"({"id":"z","action":7})");
+    engine.Finish();
+  }
+  // One evaluator for the new engine's game, one more from clear_cache.
+  EXPECT_EQ(factory.made->load(), 4);
+  auto answers = ById(out.str());
+  ASSERT_EQ(answers["v"].size(), 1u);
+  EXPECT_EQ(answers["v"][0],
+            Json::parse(R"({"id":"v","action":"query_version",)"
+                        R"("version":"v-test"})"));
+  // The unknown field warns, and the query runs.
+  ASSERT_EQ(answers["a"].size(), 2u) << out.str();
+  EXPECT_EQ(answers["a"][0], Json::parse(R"({"id":"a","warning":)"
+                                         R"("unknown field; ignored",)"
+                                         R"("field":"colour"})"));
+  ExpectGoodAnswer(answers["a"][1], *Position("tavreli", "", {}));
+  ASSERT_EQ(answers["cc"].size(), 2u);
+  EXPECT_EQ(answers["cc"][0]["field"], "extra");
+  EXPECT_EQ(answers["cc"][1],
+            Json::parse(R"({"id":"cc","action":"clear_cache","extra":1})"));
+  EXPECT_NE(answers["x"][0]["error"].get<std::string>().find("'explode'"),
+            std::string::npos);
+  EXPECT_NE(answers["y"][0]["error"].get<std::string>().find("terminateId"),
+            std::string::npos);
+  EXPECT_NE(answers["z"][0]["error"].get<std::string>().find("'action'"),
+            std::string::npos);
+}
+
+// overrideSettings set search parameters for one query (a lower tree cap
+// here: fewer visits); unknown names and bad values are errors naming them.
+TEST(AnalysisEngineTest, OverrideSettingsApplyAndBadOnesAreRefused) {
+  std::ostringstream out;
+  {
+    AnalysisEngineOptions options;
+    options.params.ram_limit_mb = 64;
+    AnalysisEngine engine(options, UniformFactory, &out);
+    engine.Submit(R"({"id":"capped","maxVisits":100000,)"
+                  R"("overrideSettings":{"ram_limit_mb":0.05,)"
+                  R"("cpuct_init":2.5,"two_fold_draws":false}})");
+    engine.Submit(R"({"id":"plain","maxVisits":2000})");
+    engine.Submit(R"({"id":"unknown","overrideSettings":{"cpuct":2}})");
+    engine.Submit(R"({"id":"bad","overrideSettings":{"minibatch_size":0}})");
+    engine.Submit(R"({"id":"type","overrideSettings":{"cpuct_init":[1]}})");
+    engine.Submit(R"({"id":"lift","overrideSettings":{"ram_limit_mb":0}})");
+    engine.Submit(R"({"id":"shape","overrideSettings":3})");
+    engine.Finish();
+  }
+  auto answers = ById(out.str());
+  ASSERT_EQ(answers["capped"].size(), 1u);
+  ExpectGoodAnswer(answers["capped"][0], *Position("tavreli", "", {}));
+  EXPECT_LT(answers["capped"][0]["rootInfo"]["visits"].get<uint64_t>(), 2000u);
+  ASSERT_EQ(answers["plain"].size(), 1u);
+  EXPECT_EQ(answers["plain"][0]["rootInfo"]["visits"].get<uint64_t>(), 2000u);
+  auto error_of = [&](const std::string& id) {
+    EXPECT_EQ(answers[id].size(), 1u) << id;
+    return answers[id].empty() || !answers[id][0].contains("error")
+               ? std::string()
+               : answers[id][0]["error"].get<std::string>();
+  };
+  EXPECT_EQ(error_of("unknown"),
+            "overrideSettings: unknown search parameter 'cpuct'");
+  EXPECT_NE(error_of("bad").find("'minibatch_size'"), std::string::npos);
+  EXPECT_NE(error_of("type").find("'cpuct_init'"), std::string::npos);
+  EXPECT_NE(error_of("lift").find("'ram_limit_mb' may lower"),
+            std::string::npos);
+  EXPECT_NE(error_of("shape").find("'overrideSettings'"), std::string::npos);
+}
+
+// allowMoves / avoidMoves restrict the moves searched: at the root by
+// default, a player's moves deeper with untilDepth.
+TEST(AnalysisEngineTest, AllowAndAvoidMovesRestrictTheSearch) {
+  std::ostringstream out;
+  {
+    AnalysisEngine engine(AnalysisEngineOptions(), UniformFactory, &out);
+    engine.Submit(R"({"id":"allow","maxVisits":300,)"
+                  R"("allowMoves":[{"moves":["e2-e4","d2-d4"]}]})");
+    engine.Submit(R"({"id":"deep","maxVisits":300,)"
+                  R"("allowMoves":[{"moves":["e7-e5"],"player":"black",)"
+                  R"("untilDepth":2}]})");
+    engine.Submit(R"({"id":"avoid","maxVisits":300,"position":")" +
+                  std::string(kRookMateInOne) +
+                  R"(","avoidMoves":[{"moves":["h1-h8"]}]})");
+    engine.Submit(R"({"id":"turns","moves":["e2-e4"],"analyzeTurns":[0,1],)"
+                  R"("maxVisits":100,"avoidMoves":[{"moves":["e2-e4",)"
+                  R"("e7-e5"]}]})");
+    engine.Submit(R"({"id":"bad1","allowMoves":{"moves":[]}})");
+    engine.Submit(R"({"id":"bad2","allowMoves":[{"moves":["e2-e4"],)"
+                  R"("player":"red"}]})");
+    engine.Submit(R"({"id":"bad3","avoidMoves":[{"untilDepth":0,)"
+                  R"("moves":[]}]})");
+    engine.Submit(R"({"id":"bad4","avoidMoves":[{"move":["e2-e4"]}]})");
+    engine.Finish();
+  }
+  auto answers = ById(out.str());
+  auto moves_of = [](const Json& answer) {
+    std::set<std::string> moves;
+    for (const Json& info : answer["moveInfos"]) {
+      moves.insert(info["move"].get<std::string>());
+    }
+    return moves;
+  };
+  ASSERT_EQ(answers["allow"].size(), 1u);
+  ExpectGoodAnswer(answers["allow"][0], *Position("tavreli", "", {}));
+  EXPECT_EQ(moves_of(answers["allow"][0]),
+            (std::set<std::string>{"d2-d4", "e2-e4"}));
+  // Black answered every white move with e7-e5 (where it is legal).
+  ASSERT_EQ(answers["deep"].size(), 1u);
+  ExpectGoodAnswer(answers["deep"][0], *Position("tavreli", "", {}));
+  for (const Json& info : answers["deep"][0]["moveInfos"]) {
+    if (info["pv"].size() >= 2) EXPECT_EQ(info["pv"][1], "e7-e5") << info;
+  }
+  ASSERT_EQ(answers["avoid"].size(), 1u);
+  ExpectGoodAnswer(answers["avoid"][0],
+                   *Position("tavreli", kRookMateInOne, {}));
+  EXPECT_FALSE(moves_of(answers["avoid"][0]).contains("h1-h8"));
+  // The side to move of each turn: white at turn 0, black at turn 1.
+  ASSERT_EQ(answers["turns"].size(), 2u);
+  for (const Json& a : answers["turns"]) {
+    EXPECT_FALSE(
+        moves_of(a).contains(a["turnNumber"] == 0 ? "e2-e4" : "e7-e5"));
+  }
+  for (const char* id : {"bad1", "bad2", "bad3", "bad4"}) {
+    ASSERT_EQ(answers[id].size(), 1u) << id;
+    EXPECT_TRUE(answers[id][0].contains("error")) << answers[id][0];
+  }
+  EXPECT_NE(answers["bad2"][0]["error"].get<std::string>().find(
+                "allowMoves[0].player"),
+            std::string::npos);
+  EXPECT_NE(answers["bad3"][0]["error"].get<std::string>().find(
+                "avoidMoves[0].untilDepth"),
+            std::string::npos);
+  EXPECT_NE(answers["bad4"][0]["error"].get<std::string>().find("'move'"),
+            std::string::npos);
+}
+
+// Queued turns of higher priority start first; ties in order of arrival.
+TEST(AnalysisEngineTest, HigherPriorityStartsFirst) {
+  testing::EvaluationGate gate;
+  SlowFactory factory;
+  factory.micros = 0;
+  factory.gate = &gate;
+  std::ostringstream out;
+  {
+    AnalysisEngineOptions options;
+    options.threads = 1;
+    AnalysisEngine engine(options, factory.Factory(), &out);
+    gate.Hold(true);
+    engine.Submit(R"({"id":"first","maxVisits":20})");
+    // The one worker is in "first"'s search, held at the gate.
+    ASSERT_TRUE(gate.WaitForHeld(1));
+    engine.Submit(R"({"id":"low","maxVisits":20})");
+    engine.Submit(R"({"id":"high","maxVisits":20,"priority":5})");
+    engine.Submit(R"({"id":"mid","maxVisits":20,"priority":1})");
+    engine.Submit(R"({"id":"low2","maxVisits":20,"priority":0})");
+    engine.Submit(R"({"id":"bad","priority":1.5})");
+    gate.Hold(false);
+    engine.Finish();
+  }
+  std::vector<std::string> order;
+  for (const Json& a : AllAnswers(out.str())) {
+    order.push_back(a["id"].get<std::string>());
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"bad", "first", "high", "mid",
+                                             "low", "low2"}));
 }
 
 TEST(AnalysisPipeTest, QueriesFromStdinAndEndOfInput) {
@@ -1434,6 +1749,39 @@ TEST(AnalysisPipeTest, QueriesFromStdinAndEndOfInput) {
   EXPECT_TRUE(answers["illegal"][0].contains("error"));
   ASSERT_EQ(answers["late"].size(), 1u);
   ExpectGoodAnswer(answers["late"][0], *Position("tavreli", "", {"d2-d4"}));
+}
+
+// Issue 19, item 4, through the binary: live reports before the final
+// answer, terminate, a warning for an unknown field, query_version.
+TEST(AnalysisPipeTest, LiveReportsTerminateAndWarnings) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  Child engine({"analysis", "--net", "random", "--analysis-threads", "1",
+                "--ram-mb", "64"});
+  engine.Send(R"({"id":"v","action":"query_version"})");
+  std::vector<std::string> lines = engine.ReadUntil(R"({"id":"v")");
+  const Json version = Json::parse(lines.back());
+  EXPECT_FALSE(version["version"].get<std::string>().empty());
+  engine.Send(R"({"id":"long","maxVisits":100000000,"colour":"red",)"
+              R"("reportDuringSearchEvery":0.05})");
+  lines = engine.ReadUntil(R"({"id":"long","warning")");
+  EXPECT_EQ(Json::parse(lines.back())["field"], "colour");
+  lines = engine.ReadUntil(R"({"id":"long","turnNumber":0,)"
+                           R"("isDuringSearch":true)");
+  ExpectGoodAnswer(Json::parse(lines.back()), *Position("tavreli", "", {}));
+  engine.Send(R"({"id":"t","action":"terminate","terminateId":"long"})");
+  lines = engine.ReadUntil(R"({"id":"long","turnNumber":0,)"
+                           R"("isDuringSearch":false)");
+  const Json final_answer = Json::parse(lines.back());
+  ExpectGoodAnswer(final_answer, *Position("tavreli", "", {}));
+  EXPECT_LT(final_answer["rootInfo"]["visits"].get<uint64_t>(), 100000000u);
+  engine.CloseInput();
+  const std::string rest = engine.ReadAll();
+  std::string all = rest;
+  for (const std::string& l : lines) all += l + "\n";
+  EXPECT_NE(all.find(R"({"id":"t","action":"terminate","terminateId":"long"})"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(engine.Wait(), 0);
 }
 
 // ---- play and analyze ----

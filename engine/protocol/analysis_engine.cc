@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <set>
 #include <system_error>
 #include <utility>
@@ -60,8 +63,17 @@ int JsonDepth(std::string_view text) {
 
 const std::set<std::string, std::less<>>& KnownFields() {
   static const auto* const fields = new std::set<std::string, std::less<>>{
-      "id",    "game",         "gameOptions", "position",
-      "moves", "analyzeTurns", "maxVisits",   "includePolicy"};
+      "id",         "game",          "gameOptions",
+      "position",   "moves",         "analyzeTurns",
+      "maxVisits",  "includePolicy", "reportDuringSearchEvery",
+      "allowMoves", "avoidMoves",    "overrideSettings",
+      "priority",   "action"};
+  return *fields;
+}
+
+const std::set<std::string, std::less<>>& KnownActionFields() {
+  static const auto* const fields = new std::set<std::string, std::less<>>{
+      "id", "action", "terminateId", "turnNumbers"};
   return *fields;
 }
 
@@ -71,22 +83,42 @@ std::string PlayerName(const GameState& state) {
                                  : info.second_player_name;
 }
 
+// A JSON scalar as the text SetSearchParam reads; an error for the others.
+absl::StatusOr<std::string> SettingText(const Json& value) {
+  if (value.is_boolean())
+    return std::string(value.get<bool>() ? "true" : "false");
+  if (value.is_number()) return value.dump();
+  if (value.is_string()) return value.get<std::string>();
+  return absl::InvalidArgumentError("must be a number, true/false or a string");
+}
+
+// The side to move at the analysed turn.
+constexpr int kSideToMove = -1;
+
 }  // namespace
 
 struct AnalysisEngine::GameEntry {
   std::unique_ptr<Game> game;
+  // Replaced by clear_cache; tasks keep the one they started with.
   std::shared_ptr<nn::Evaluator> evaluator;
 };
 
 struct AnalysisEngine::Task {
   Json id;
+  std::string id_text;  // id as a string (ids are strings)
   int turn = 0;
-  GameEntry* entry = nullptr;
+  const Game* game = nullptr;
+  std::shared_ptr<nn::Evaluator> evaluator;
   // Shared by the tasks of one query; the first `turn` moves are played.
   std::shared_ptr<const GameState> start;
   std::shared_ptr<const std::vector<Move>> moves;
   uint64_t max_visits = 0;
   bool include_policy = false;
+  search::SearchParams params;
+  // allowMoves / avoidMoves; side kSideToMove: the turn's side to move.
+  std::vector<search::MoveRule> rules;
+  double report_every = 0;  // seconds; 0: no reports during the search
+  std::atomic<bool> stop{false};
 };
 
 AnalysisEngine::AnalysisEngine(AnalysisEngineOptions options,
@@ -167,6 +199,51 @@ absl::StatusOr<AnalysisEngine::GameEntry*> AnalysisEngine::Entry(
   return raw;
 }
 
+absl::Status AnalysisEngine::ClearCache() {
+  for (auto& [key, entry] : entries_) {
+    absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
+        factory_(options_.net, *entry->game);
+    if (!evaluator.ok()) {
+      return absl::Status(evaluator.status().code(),
+                          EvaluatorError(options_.net, evaluator.status()));
+    }
+    entry->evaluator = *std::move(evaluator);
+  }
+  return absl::OkStatus();
+}
+
+void AnalysisEngine::Terminate(const std::string* id,
+                               const std::vector<int>* turns) {
+  auto matches = [&](const Task& task) {
+    return (id == nullptr || task.id_text == *id) &&
+           (turns == nullptr ||
+            std::find(turns->begin(), turns->end(), task.turn) != turns->end());
+  };
+  std::vector<std::unique_ptr<Task>> dropped;
+  {
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      if (matches(*it->second)) {
+        dropped.push_back(std::move(it->second));
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    for (Task* task : running_) {
+      if (matches(*task)) task->stop = true;
+    }
+  }
+  for (const auto& task : dropped) {
+    OrderedJson answer;
+    answer["id"] = task->id;
+    answer["turnNumber"] = task->turn;
+    answer["isDuringSearch"] = false;
+    answer["noResults"] = true;
+    WriteLine(Dump(answer));
+  }
+}
+
 void AnalysisEngine::Submit(std::string_view line) {
   line = Trim(line);
   if (line.empty()) return;
@@ -201,10 +278,61 @@ void AnalysisEngine::Submit(std::string_view line) {
   if (!query.is_object()) return fail("a query must be a JSON object");
   if (!query.contains("id")) return fail("missing field 'id'");
   if (!id.is_string()) return fail("field 'id' must be a string");
+  const bool action = query.contains("action");
+  // Unknown fields: a warning each (as KataGo), and the query goes on.
   for (const auto& item : query.items()) {
-    if (!KnownFields().contains(item.key())) {
-      return fail(Cat("unknown field '", item.key(), "'"));
+    if (!(action ? KnownActionFields() : KnownFields()).contains(item.key())) {
+      OrderedJson warning;
+      warning["id"] = id;
+      warning["warning"] = "unknown field; ignored";
+      warning["field"] = item.key();
+      WriteLine(Dump(warning));
     }
+  }
+
+  if (action) {
+    if (!query["action"].is_string()) {
+      return fail("field 'action' must be a string");
+    }
+    const std::string name = query["action"].get<std::string>();
+    std::vector<int> turns;
+    const bool some_turns = query.contains("turnNumbers");
+    if (some_turns) {
+      const Json& list = query["turnNumbers"];
+      if (!list.is_array()) {
+        return fail("field 'turnNumbers' must be an array of integers");
+      }
+      for (const Json& turn : list) {
+        if (!turn.is_number_integer() || turn.get<int64_t>() < 0 ||
+            turn.get<int64_t>() > INT32_MAX) {
+          return fail(
+              Cat("turnNumbers: ", turn.dump(), " is not a turn number"));
+        }
+        turns.push_back(turn.get<int>());
+      }
+    }
+    OrderedJson echo = query;
+    if (name == "query_version") {
+      echo["version"] = options_.version;
+    } else if (name == "clear_cache") {
+      if (absl::Status status = ClearCache(); !status.ok()) {
+        return fail(Cat("clear_cache: ", status.message()));
+      }
+    } else if (name == "terminate") {
+      if (!query.contains("terminateId") || !query["terminateId"].is_string()) {
+        return fail("terminate: field 'terminateId' (a string) is required");
+      }
+      const std::string target = query["terminateId"].get<std::string>();
+      Terminate(&target, some_turns ? &turns : nullptr);
+    } else if (name == "terminate_all") {
+      Terminate(nullptr, some_turns ? &turns : nullptr);
+    } else {
+      return fail(Cat("field 'action': unknown action '", name,
+                      "' (known: query_version, clear_cache, terminate, "
+                      "terminate_all)"));
+    }
+    WriteLine(Dump(echo));
+    return;
   }
 
   std::string game_name(DefaultGameName());
@@ -313,6 +441,106 @@ void AnalysisEngine::Submit(std::string_view line) {
     }
     include_policy = query["includePolicy"].get<bool>();
   }
+  double report_every = 0;
+  if (query.contains("reportDuringSearchEvery")) {
+    const Json& every = query["reportDuringSearchEvery"];
+    if (!every.is_number() || !(every.get<double>() >= 0.001) ||
+        !(every.get<double>() <= 1e6)) {
+      return fail(
+          "field 'reportDuringSearchEvery' must be a number of seconds from "
+          "0.001 to 1e6");
+    }
+    report_every = every.get<double>();
+  }
+  int64_t priority = 0;
+  if (query.contains("priority")) {
+    const Json& p = query["priority"];
+    if (!p.is_number_integer() || p.get<int64_t>() < -1000000000 ||
+        p.get<int64_t>() > 1000000000) {
+      return fail("field 'priority' must be an integer from -1e9 to 1e9");
+    }
+    priority = p.get<int64_t>();
+  }
+  search::SearchParams params = options_.params;
+  if (query.contains("overrideSettings")) {
+    const Json& settings = query["overrideSettings"];
+    if (!settings.is_object()) {
+      return fail("field 'overrideSettings' must be an object");
+    }
+    for (const auto& item : settings.items()) {
+      absl::StatusOr<std::string> text = SettingText(item.value());
+      absl::Status status =
+          text.ok() ? search::SetSearchParam(&params, item.key(), *text)
+                    : absl::InvalidArgumentError(
+                          Cat("'", item.key(), "' ", text.status().message()));
+      if (!status.ok()) {
+        return fail(Cat("overrideSettings: ", status.message()));
+      }
+    }
+    // The engine's tree cap (--ram-mb) is a limit, not a default.
+    const double cap = options_.params.ram_limit_mb;
+    if (cap > 0 && (params.ram_limit_mb <= 0 || params.ram_limit_mb > cap)) {
+      return fail(
+          Cat("overrideSettings: 'ram_limit_mb' may lower the "
+              "engine's cap of ",
+              cap, " MB (--ram-mb), not lift it"));
+    }
+  }
+  std::vector<search::MoveRule> rules;
+  for (const char* field : {"allowMoves", "avoidMoves"}) {
+    if (!query.contains(field)) continue;
+    const Json& list = query[field];
+    if (!list.is_array()) {
+      return fail(Cat("field '", field, "' must be an array of objects"));
+    }
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string where = Cat(field, "[", i, "]");
+      const Json& item = list[i];
+      if (!item.is_object()) return fail(Cat(where, " must be an object"));
+      search::MoveRule rule;
+      rule.allow = std::string_view(field) == "allowMoves";
+      rule.side = kSideToMove;
+      for (const auto& part : item.items()) {
+        const std::string& key = part.key();
+        const Json& value = part.value();
+        if (key == "moves") {
+          if (!value.is_array()) {
+            return fail(Cat(where, ".moves must be an array of strings"));
+          }
+          for (const Json& move : value) {
+            if (!move.is_string()) {
+              return fail(Cat(where, ".moves must be an array of strings"));
+            }
+            rule.moves.push_back(move.get<std::string>());
+          }
+        } else if (key == "untilDepth") {
+          if (!value.is_number_integer() || value.get<int64_t>() < 1 ||
+              value.get<int64_t>() > 1000) {
+            return fail(
+                Cat(where, ".untilDepth must be an integer from 1 to 1000"));
+          }
+          rule.until_depth = value.get<int>();
+        } else if (key == "player") {
+          const GameInfo& info = game.Info();
+          if (value == info.first_player_name) {
+            rule.side = 0;
+          } else if (value == info.second_player_name) {
+            rule.side = 1;
+          } else {
+            return fail(Cat(where, ".player must be \"", info.first_player_name,
+                            "\" or \"", info.second_player_name, "\""));
+          }
+        } else {
+          return fail(Cat(where, ": unknown field '", key,
+                          "' (known: moves, untilDepth, player)"));
+        }
+      }
+      if (!item.contains("moves")) {
+        return fail(Cat(where, ": field 'moves' is required"));
+      }
+      rules.push_back(std::move(rule));
+    }
+  }
 
   std::vector<std::unique_ptr<Task>> tasks;
   std::shared_ptr<const GameState> shared_start = std::move(start);
@@ -321,17 +549,24 @@ void AnalysisEngine::Submit(std::string_view line) {
   for (int turn : turns) {
     auto task = std::make_unique<Task>();
     task->id = id;
+    task->id_text = id.get<std::string>();
     task->turn = turn;
-    task->entry = *entry;
+    task->game = &game;
+    task->evaluator = (*entry)->evaluator;
     task->start = shared_start;
     task->moves = shared_moves;
     task->max_visits = max_visits;
     task->include_policy = include_policy;
+    task->params = params;
+    task->rules = rules;
+    task->report_every = report_every;
     tasks.push_back(std::move(task));
   }
   {
     std::lock_guard<std::mutex> lock(queue_mu_);
-    for (auto& task : tasks) queue_.push_back(std::move(task));
+    for (auto& task : tasks) {
+      queue_.emplace(std::make_pair(-priority, arrivals_++), std::move(task));
+    }
   }
   queue_cv_.notify_all();
 }
@@ -343,32 +578,26 @@ void AnalysisEngine::Worker() {
       std::unique_lock<std::mutex> lock(queue_mu_);
       queue_cv_.wait(lock, [this] { return closed_ || !queue_.empty(); });
       if (queue_.empty()) return;  // closed and drained
-      task = std::move(queue_.front());
-      queue_.pop_front();
+      task = std::move(queue_.begin()->second);
+      queue_.erase(queue_.begin());
+      running_.push_back(task.get());
     }
     RunTask(*task);
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    running_.erase(std::find(running_.begin(), running_.end(), task.get()));
   }
 }
 
-void AnalysisEngine::RunTask(Task& task) {
-  search::Search search(options_.params, task.entry->evaluator.get(),
-                        GameProver(*task.entry->game), options_.seed);
-  const std::vector<Move> moves(task.moves->begin(),
-                                task.moves->begin() + task.turn);
-  if (const absl::Status status = search.SetPosition(*task.start, moves);
-      !status.ok()) {
-    WriteLine(Dump(OrderedJson{{"id", task.id},
-                               {"error", std::string(status.message())}}));
-    return;
-  }
-  search::SearchLimits limits;
-  limits.visits = task.max_visits;
-  const search::SearchResult r = search.Run(limits);
-  const GameState& root = search.root_state();
+namespace {
 
+// One answer for `task_id`'s turn from a search result.
+OrderedJson Answer(const Json& id, int turn, bool during_search,
+                   bool include_policy, const search::SearchResult& r,
+                   const GameState& root) {
   OrderedJson answer;
-  answer["id"] = task.id;
-  answer["turnNumber"] = task.turn;
+  answer["id"] = id;
+  answer["turnNumber"] = turn;
+  answer["isDuringSearch"] = during_search;
   OrderedJson move_infos = OrderedJson::array();
   for (size_t k = 0; k < r.moves.size(); ++k) {
     const search::MoveInfo& m = r.moves[k];
@@ -403,7 +632,7 @@ void AnalysisEngine::RunTask(Task& task) {
         TerminationName(root.Info().name, r.game_result.termination);
   }
   answer["rootInfo"] = std::move(root_info);
-  if (task.include_policy) {
+  if (include_policy) {
     std::vector<const search::MoveInfo*> by_prior;
     for (const search::MoveInfo& m : r.moves) by_prior.push_back(&m);
     std::stable_sort(by_prior.begin(), by_prior.end(),
@@ -417,7 +646,53 @@ void AnalysisEngine::RunTask(Task& task) {
     }
     answer["policy"] = std::move(policy);
   }
-  WriteLine(Dump(answer));
+  return answer;
+}
+
+}  // namespace
+
+void AnalysisEngine::RunTask(Task& task) {
+  search::Search search(task.params, task.evaluator.get(),
+                        GameProver(*task.game), options_.seed);
+  const std::vector<Move> moves(task.moves->begin(),
+                                task.moves->begin() + task.turn);
+  if (const absl::Status status = search.SetPosition(*task.start, moves);
+      !status.ok()) {
+    WriteLine(Dump(OrderedJson{{"id", task.id},
+                               {"error", std::string(status.message())}}));
+    return;
+  }
+  const GameState& root = search.root_state();
+  std::vector<search::MoveRule> rules = task.rules;
+  for (search::MoveRule& rule : rules) {
+    if (rule.side == kSideToMove) rule.side = root.SideToMove() & 1;
+  }
+  search.SetMoveFilter(std::move(rules));
+  search::SearchLimits limits;
+  limits.visits = task.max_visits;
+  search::ProgressCallback progress;
+  if (task.report_every > 0) {
+    limits.progress_interval_ms = std::max<int64_t>(
+        1, static_cast<int64_t>(std::llround(task.report_every * 1000)));
+    progress = [this, &task, &root](const search::SearchResult& r) {
+      if (r.moves.empty()) return;
+      WriteLine(
+          Dump(Answer(task.id, task.turn, true, task.include_policy, r, root)));
+    };
+  }
+  const search::SearchResult r = search.Run(limits, progress, &task.stop);
+  if (r.moves.empty() && !r.game_result.IsOver()) {
+    // Terminated before the root was expanded: nothing to say.
+    OrderedJson answer;
+    answer["id"] = task.id;
+    answer["turnNumber"] = task.turn;
+    answer["isDuringSearch"] = false;
+    answer["noResults"] = true;
+    WriteLine(Dump(answer));
+    return;
+  }
+  WriteLine(
+      Dump(Answer(task.id, task.turn, false, task.include_policy, r, root)));
 }
 
 }  // namespace volkhv::protocol
