@@ -1,8 +1,9 @@
 // The UCI-style engine (engine/protocol/uci_engine.h, `volkhv engine`): the
 // bytes as command lines, searched with the uniform evaluator (`--net
 // random`). Every `go` gets `nodes 64` appended, so each search stops after
-// 64 playouts whatever else it asks for (an infinite one is stopped by the
-// next command or the end of the input), and an input runs in
+// 64 playouts whatever else it asks for (an infinite or pondering one is
+// stopped by the next command or the end of the input; after ponderhit the
+// 64 apply), and an input runs in
 // milliseconds; the clock values of `go` are read but cannot make a search
 // long. Every reply must be one of the protocol's.
 #include <cstddef>
