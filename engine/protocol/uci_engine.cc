@@ -81,18 +81,7 @@ UciEngine::UciEngine(UciEngineOptions options, nn::EvaluatorFactory factory,
 
 UciEngine::~UciEngine() { StopSearch(); }
 
-absl::Status UciEngine::Load() {
-  if (game_ == nullptr) {
-    absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(
-        options_.game, OptionsFor(options_.game, options_.game_options));
-    if (!game.ok()) return game.status();
-    game_ = *std::move(game);
-    start_ = game_->NewInitialState();
-    moves_.clear();
-    has_position_ = true;
-  }
-  return Prepare();
-}
+absl::Status UciEngine::Load() { return Prepare(); }
 
 void UciEngine::Send(const std::string& line) {
   std::lock_guard<std::mutex> lock(out_mu_);
