@@ -289,7 +289,7 @@ TEST(UciEngineTest, AnswersUciIsReadyAndNewGame) {
   EXPECT_TRUE(set.count("option name root_noise type check default false"));
   EXPECT_TRUE(
       set.count("option name Threads type spin default 1 min 1 max "
-                "1024"));
+                "256"));
   EXPECT_TRUE(set.count("option name WeightsFile type string default random"));
   EXPECT_TRUE(
       set.count("option name Backend type combo default auto var auto "
@@ -668,18 +668,27 @@ TEST(UciEngineTest, GoDepthAndGoMate) {
   }
 }
 
-// Threads: accepted; above one the engine says it searches on one thread.
-TEST(UciEngineTest, ThreadsAboveOneAreAnsweredAndClamped) {
+// Threads is UCI's name of search_threads: N threads grow one tree.
+TEST(UciEngineTest, ThreadsSetsTheSearchThreads) {
   InProcessEngine e;
-  EXPECT_EQ(e.Do({"setoption name Threads value 4"}),
-            std::vector<std::string>{
-                "info string Threads 4: this engine searches on one thread; "
-                "Threads stays 1"});
-  EXPECT_TRUE(e.Do({"setoption name Threads value 1"}).empty());
-  const std::vector<std::string> lines =
-      e.Do({"setoption name Threads value 0"});
+  EXPECT_TRUE(e.Do({"setoption name Threads value 4"}).empty());
+  std::vector<std::string> lines = e.Do({"uci"});
+  EXPECT_EQ(CountPrefix(lines,
+                        "option name Threads type spin default 4 min "
+                        "1 max 256"),
+            1);
+  EXPECT_EQ(CountPrefix(lines,
+                        "option name search_threads type spin default "
+                        "4 min 1 max 256"),
+            1);
+  lines = e.Do({"position startpos", "go nodes 400"});
+  ExpectGoodSearchOutput(lines, *Position("tavreli", "", {}));
+  EXPECT_EQ(Field(LastInfo(lines), "nodes"), "400");
+  lines = e.Do({"setoption name Threads value 0"});
   ASSERT_EQ(lines.size(), 1u);
-  EXPECT_NE(lines[0].find("option Threads"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("Threads: search parameter 'search_threads'"),
+            std::string::npos)
+      << lines[0];
 }
 
 // A factory that knows nets named "<game>.net" (and "random") and records
@@ -806,6 +815,11 @@ TEST(UciEngineTest, AlphaBetaPlayerAnswersGo) {
   EXPECT_EQ(lines.front(), "id name Volkhv alphabeta:depth=2");
   EXPECT_EQ(CountPrefix(lines, "option name WeightsFile"), 0);
   EXPECT_EQ(CountPrefix(lines, "option name Threads"), 1);
+  // One thread, and it says so.
+  EXPECT_EQ(e.Do({"setoption name Threads value 4"}),
+            std::vector<std::string>{
+                "info string Threads 4: the player alphabeta:depth=2 searches "
+                "on one thread; Threads stays 1"});
   auto check = [](const std::vector<std::string>& out, const GameState& root,
                   const std::string& depth) {
     ASSERT_EQ(out.size(), 2u);

@@ -33,10 +33,10 @@
 namespace volkhv::search {
 namespace {
 
+using ::volkhv::testing::ExpectConsistentTree;
 using ::volkhv::testing::FakeEvaluator;
 using ::volkhv::testing::FavourMoves;
 using ::volkhv::testing::ProverOf;
-using ::volkhv::testing::ExpectConsistentTree;
 using ::volkhv::testing::ShyOfSquare;
 using ::volkhv::testing::ValueBySide;
 
@@ -1214,6 +1214,31 @@ TEST(SearchTest, MoveFilterRestrictsTheMovesNearTheRoot) {
           .ok());
   EXPECT_TRUE(search.move_filter().empty());
   EXPECT_EQ(search.Run(Visits(10)).playouts, 10u);
+}
+
+// The filter under several threads growing one tree (search_threads).
+TEST(SearchTest, MoveFilterHoldsWithSeveralThreads) {
+  auto state = State("tavreli");
+  FakeEvaluator evaluator;
+  SearchParams params;
+  params.search_threads = 4;
+  Search search(params, &evaluator, ProverOf(*state), 1);
+  ASSERT_TRUE(search.SetPosition(*state).ok());
+  search.SetMoveFilter({{.side = 0,
+                         .until_depth = 3,
+                         .allow = false,
+                         .moves = {"e2-e4", "d2-d4", "a1xb1"}}});
+  const SearchResult r = search.Run(Visits(2000));
+  EXPECT_EQ(r.root_visits, 2000u);
+  MoveList legal;
+  state->LegalMoves(&legal);
+  EXPECT_EQ(r.moves.size(), static_cast<size_t>(legal.size() - 3));
+  for (const MoveInfo& m : r.moves) {
+    const std::string text = state->MoveText(m.move);
+    EXPECT_TRUE(text != "e2-e4" && text != "d2-d4" && text != "a1xb1") << text;
+  }
+  ExpectConsistentTree(search.root());
+  EXPECT_EQ(evaluator.bad_requests(), 0);
 }
 
 TEST(BenchSearchTest, ReportsPlayoutsAndEvaluatorShare) {

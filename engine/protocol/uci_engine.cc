@@ -22,6 +22,7 @@ namespace {
 
 constexpr int kMaxMultiPv = 500;
 constexpr int64_t kMaxSeed = 2147483647;
+// Threads the alpha-beta player accepts (and answers that it uses one).
 constexpr int kMaxThreads = 1024;
 constexpr int kMaxNnCacheEntries = 1 << 26;
 // The deepest `go depth` of MCTS (a mean depth), and of alpha-beta, whose
@@ -298,9 +299,19 @@ std::vector<std::string> UciEngine::OptionLines() const {
         it == options_.game_options.end() ? option.default_value : it->second,
         " min ", option.min, " max ", option.max));
   }
-  lines.push_back(
-      Cat("option name Threads type spin default 1 min 1 max ", kMaxThreads));
-  if (alphabeta()) return lines;
+  if (alphabeta()) {
+    lines.push_back(
+        Cat("option name Threads type spin default 1 min 1 max ", kMaxThreads));
+    return lines;
+  }
+  // Threads is search_threads under UCI's name.
+  for (const search::SearchParamInfo& info : search::SearchParamTable()) {
+    if (info.name != "search_threads") continue;
+    lines.push_back(Cat("option name Threads type spin default ",
+                        options_.params.search_threads, " min ",
+                        static_cast<int64_t>(info.min), " max ",
+                        static_cast<int64_t>(info.max)));
+  }
   lines.push_back(
       Cat("option name WeightsFile type string default ", options_.net));
   lines.push_back(Cat("option name Net type string default ", options_.net));
@@ -508,15 +519,30 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
     return;
   }
   if (key == "threads") {
+    if (!alphabeta()) {
+      // UCI's name of the search_threads parameter: threads growing one
+      // tree.
+      search::SearchParams params = options_.params;
+      const absl::Status status =
+          search::SetSearchParam(&params, "search_threads", value);
+      if (!status.ok()) {
+        Error(Cat("setoption: Threads: ", status.message()));
+        return;
+      }
+      options_.params = params;
+      if (search_ != nullptr) search_->SetParams(params);
+      return;
+    }
     const std::optional<int64_t> threads = ToInt<int64_t>(value);
     if (!threads || *threads < 1 || *threads > kMaxThreads) {
       bad_value(Cat("expected an integer from 1 to ", kMaxThreads));
       return;
     }
-    // The multi-threaded search is not built yet: say so, search on one.
+    // The alpha-beta search has one thread: say so rather than pretend.
     if (*threads > 1) {
-      Send(Cat("info string Threads ", *threads,
-               ": this engine searches on one thread; Threads stays 1"));
+      Send(Cat("info string Threads ", *threads, ": the player ",
+               options_.alphabeta->name,
+               " searches on one thread; Threads stays 1"));
     }
     return;
   }

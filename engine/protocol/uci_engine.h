@@ -1,5 +1,6 @@
 // The UCI-style text protocol of `volkhv engine`: commands in, replies out,
-// one line each. The search runs on its own thread and Run reads input on a
+// one line each. The search runs on its own thread (and its helpers, with
+// Threads, the search_threads parameter, above 1) and Run reads input on a
 // thread of its own (as lc0 does), so `stop`, `ponderhit`, `isready` and
 // `quit` are answered at once while it thinks, even behind a command that
 // waits for a limited search to end. A library class (no CLI): tests drive
@@ -10,7 +11,8 @@
 //   uci                      id lines, one `option` line per option, uciok
 //   isready                  loads the net if needed, then readyok
 //   ucinewgame               forgets the search tree
-//   setoption name X [value Y]
+//   setoption name X [value Y]   (Threads is the search_threads parameter;
+//                            the alpha-beta player says it has one thread)
 //   position startpos [moves M1 M2 ...]
 //   position tfen TEXT [moves M1 M2 ...]   (`fen` is accepted too; TEXT is
 //                            the game's one-line notation, read up to `moves`)
