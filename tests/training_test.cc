@@ -19,13 +19,13 @@
 #include <vector>
 
 #include "engine/game/encoder.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/records/vrec_io.h"
 #include "engine/tavlei/policy_map.h"
-#include "gtest/gtest.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
-#include "engine/records/vrec_io.h"
+#include "engine/util/strings.h"
+#include "gtest/gtest.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
@@ -913,6 +913,38 @@ TEST(DatasetTest, ValidationSplitIsStableAndNearTheFraction) {
   }
   EXPECT_GT(held_out, 50);  // 80 expected; the binomial sd is 8
   EXPECT_LT(held_out, 110);
+}
+
+// A window whose every game falls into the validation split (four games at
+// a fraction of 0.25 do one time in 256, and every restart of the loop saw
+// the same split) trains on those games instead of stopping the run.
+TEST(DatasetTest, AWindowWhollyInTheValidationSplitTrainsOnIt) {
+  std::vector<proto::GameRecord> held_out;
+  for (const proto::GameRecord& g :
+       SyntheticGames("tavlei9", {.games = 40, .max_plies = 10, .seed = 5})) {
+    if (IsValidationGame(g, 0.25) && held_out.size() < 3) held_out.push_back(g);
+  }
+  ASSERT_EQ(held_out.size(), 3u);
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
+  WriteRecords(dir + "/gen-0.vrec", held_out);
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavlei9";
+  options.config.set_window_min_positions(1000);
+  options.config.set_validation_fraction(0.25);
+  std::vector<std::string> warnings;
+  absl::StatusOr<std::unique_ptr<Dataset>> data = Dataset::Load(
+      options, [&](const std::string& w) { warnings.push_back(w); });
+  ASSERT_TRUE(data.ok()) << data.status();
+  EXPECT_EQ((*data)->stats().train_positions, CountTrainingPlies(held_out));
+  EXPECT_EQ((*data)->stats().validation_positions, 0);
+  EXPECT_TRUE((*data)->validation().empty());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("all 3 games of the window fell into the "
+                             "validation split"),
+            std::string::npos)
+      << warnings[0];
 }
 
 // The prefetcher hands out the batches in step order, built by any thread,

@@ -366,6 +366,16 @@ absl::StatusOr<std::unique_ptr<Dataset>> Dataset::Load(
       }
     }
   }
+  if (d->train_.empty() && !d->validation_.empty()) {
+    // A small window can fall wholly into the validation split (four games
+    // at a fraction of 0.25 do one time in 256); the split is a function of
+    // the games, so every restart would find the same empty training set.
+    warn(Cat("warning: all ", d->games_.size(),
+             " games of the window fell into the validation split; training "
+             "on them and validating on none"));
+    d->train_ = std::move(d->validation_);
+    d->validation_.clear();
+  }
   stats.window_positions = taken;
   stats.window_games = static_cast<int64_t>(d->games_.size());
   stats.train_positions = static_cast<int64_t>(d->train_.size());
