@@ -22,6 +22,18 @@ class Prover {
  public:
   virtual ~Prover() = default;
 
+  // What the prover looks for. A kind it does not look for is answered
+  // "none" every time (a null Move; MovesAllowingQuickWin marks nothing).
+  struct Kinds {
+    bool immediate_wins = false;  // ImmediateWin
+    bool threats = false;         // UnstoppableThreat and WinInFive
+    // MovesAllowingQuickWin. Tavreli does not: that is a mate search after
+    // every legal move, 13 times the search's own time in a middlegame of
+    // 211 moves; the search finds such a move lost when it visits it.
+    bool moves_allowing_wins = false;
+  };
+  virtual Kinds LooksFor() const = 0;
+
   // A legal move that wins the game at once for the side to move, or a null
   // Move (also when the game is over). Tavlei: the prince reaching an exit,
   // the prince captured.
@@ -40,7 +52,8 @@ class Prover {
 
   // How many moves of `legal` (LegalMoves() of `state`, or some of them: a
   // search's move filter may have removed others) let the player to
-  // move after them win quickly. *win_plies gets one entry per move: 1 when
+  // move after them win quickly (0 when the prover does not look for them:
+  // LooksFor().moves_allowing_wins). *win_plies gets one entry per move: 1 when
   // that player then has an ImmediateWin, else 3 when (only with `threats`)
   // an UnstoppableThreat, else 0 (a move that itself ends the game is 0).
   // When the count is 0, *win_plies may be left as it was.

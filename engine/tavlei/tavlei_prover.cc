@@ -10,6 +10,10 @@ using tavlei::TavleiState;
 
 class TavleiProverImpl final : public Prover {
  public:
+  Kinds LooksFor() const override {
+    return {
+        .immediate_wins = true, .threats = true, .moves_allowing_wins = true};
+  }
   Move ImmediateWin(const GameState& state) const override {
     const TavleiState* s = Tavlei(state);
     return s ? tavlei::FindImmediateWin(s->rules(), s->position()) : Move{};

@@ -3,6 +3,7 @@
 #include "engine/tavreli/encoder.h"
 #include "engine/tavreli/heuristic.h"
 #include "engine/tavreli/tavreli_game.h"
+#include "engine/tavreli/tavreli_prover.h"
 #include "engine/util/strings.h"
 
 namespace volkhv::tavreli {
@@ -27,6 +28,7 @@ GameModule Module() {
   m.make_heuristic = [](const GameInfo&) -> std::unique_ptr<Heuristic> {
     return std::make_unique<TavreliHeuristic>();
   };
+  m.prover = &TavreliProver();
   m.bench_positions = {{"start", "", 5},
                        {"stacked middlegame", kStackedMiddlegame, 4}};
   m.terminations = {
