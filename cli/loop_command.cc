@@ -2,6 +2,7 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "engine/util/strings.h"
 #include "engine/util/time.h"
 #include "training/loop.h"
+#include "training/loop_report.h"
 
 namespace volkhv::cli {
 namespace {
@@ -84,8 +86,16 @@ int RunLoop(const std::vector<std::string>& args) {
     std::cerr << "volkhv loop: stopped; run the same command to continue\n";
     return 130;
   }
-  std::cerr << "volkhv loop: done; see " << options.run_dir
-            << "/metrics.csv and " << options.run_dir << "/report.html\n";
+  absl::StatusOr<std::optional<proto::FinalEvaluation>> final =
+      training::ReadFinalEvaluation(options.run_dir);
+  if (!final.ok()) return Fail("loop", final.status(), kExitInvalidInput);
+  if (final->has_value()) {
+    std::cerr << "volkhv loop: " << training::FinalSummary(**final)
+              << "; report: " << options.run_dir << "/report.html\n";
+  } else {
+    std::cerr << "volkhv loop: done; see " << options.run_dir
+              << "/metrics.csv and " << options.run_dir << "/report.html\n";
+  }
   return kExitOk;
 }
 

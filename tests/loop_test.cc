@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "engine/records/vrec_io.h"
@@ -18,15 +19,21 @@
 #include "tests/loop_fixtures.h"
 #include "tests/test_toolkit.h"
 #include "training/loop_budget.h"
+#include "training/loop_report.h"
 #include "training/run_lock.h"
 
 namespace volkhv {
 namespace {
 
+using ::volkhv::testing::Contains;
 using ::volkhv::testing::FreshDir;
 using ::volkhv::testing::RowHasGames;
+using ::volkhv::testing::RunResult;
+using ::volkhv::testing::ScopedTempDir;
+using ::volkhv::testing::Slurp;
 using ::volkhv::testing::TempPath;
 using ::volkhv::testing::TinyLoopConfig;
+using ::volkhv::testing::Volkhv;
 using ::volkhv::testing::WriteFile;
 
 namespace fs = std::filesystem;
@@ -105,6 +112,54 @@ TEST(LoopTest, TwoGenerationsEndToEnd) {
   const std::string other = WriteConfig(dir, 3);
   EXPECT_EQ(RunVolkhvLoop("--config " + other + " --dir " + run), 1);
   ExpectCompleteRun(run, 2);
+}
+
+// A finished run plays its last net against generation 0 and the random
+// player once (evaluation.final_games), keeps the result in final.textproto
+// and the report, and ends with the one-line summary; a rerun replays
+// nothing and prints the same line.
+TEST(LoopTest, AFinishedRunEndsWithTheFinalEvaluation) {
+  const ScopedTempDir dir;
+  const std::string config = dir.File("final.textproto");
+  std::string text = TinyLoopConfig(1);
+  const std::string evaluation = "evaluation { ";
+  ASSERT_NE(text.find(evaluation), std::string::npos);
+  text.insert(text.find(evaluation) + evaluation.size(),
+              "final_games: 4 final_games_vs_random: 2 ");
+  WriteFile(config, text);
+  const std::string run = dir.File("run");
+  const RunResult first = Volkhv(Cat("loop --config ", config, " --dir ", run));
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  absl::StatusOr<std::optional<proto::FinalEvaluation>> final =
+      training::ReadFinalEvaluation(run);
+  ASSERT_TRUE(final.ok()) << final.status();
+  ASSERT_TRUE(final->has_value());
+  const proto::FinalEvaluation& f = **final;
+  EXPECT_EQ(f.generation(), 1);
+  EXPECT_EQ(f.vs_first().opponent(), "gen-0000");
+  EXPECT_EQ(f.vs_first().games(), 4);
+  EXPECT_EQ(f.vs_first().wins() + f.vs_first().draws() + f.vs_first().losses(),
+            4);
+  EXPECT_EQ(f.vs_random().opponent(), "random");
+  EXPECT_EQ(f.vs_random().games(), 2);
+  EXPECT_TRUE(fs::exists(run + "/eval/final.pgn"));
+  const std::string summary = training::FinalSummary(f);
+  EXPECT_TRUE(Contains(summary, "generation 1 vs generation 0: score "))
+      << summary;
+  EXPECT_TRUE(Contains(summary, "; vs random: score ")) << summary;
+  const std::string last_line =
+      Cat("volkhv loop: ", summary, "; report: ", run, "/report.html\n");
+  EXPECT_TRUE(Contains(first.err, last_line)) << first.err;
+  EXPECT_TRUE(Contains(Slurp(run + "/report.html"),
+                       Cat("<b>Final evaluation:</b> ", summary)));
+
+  const auto written = fs::last_write_time(training::FinalEvaluationPath(run));
+  const RunResult again = Volkhv(Cat("loop --dir ", run));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_FALSE(Contains(again.err, "final evaluation:")) << again.err;
+  EXPECT_TRUE(Contains(again.err, last_line)) << again.err;
+  EXPECT_EQ(fs::last_write_time(training::FinalEvaluationPath(run)), written);
+  EXPECT_TRUE(Contains(Slurp(run + "/report.html"), "Final evaluation"));
 }
 
 // A budget smaller than one generation: the first generation runs (nothing
@@ -386,6 +441,8 @@ TEST(LoopTest, ConfigsAreCheckedAgainstTheCommandLineLimits) {
        "evaluation.games: must be in [2, 1000000], got 2000000000"},
       {"evaluation { visits: 2000000000 }",
        "evaluation.visits: must be in [1, 10000000], got 2000000000"},
+      {"evaluation { final_games: -2 }",
+       "evaluation.final_games: must be in [0, 1000000], got -2"},
       {"evaluator { backend: \"junk\" }",
        "evaluator.backend: unknown backend 'junk'"},
       {"evaluator { device: \"gpu\" }",

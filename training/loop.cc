@@ -58,6 +58,7 @@ struct RunPaths {
   std::string Generation(int g) const {
     return Cat(root, "/generations/", GenName(g), ".textproto");
   }
+  std::string FinalGames() const { return root + "/eval/final.pgn"; }
 };
 
 absl::Status WriteTextProto(const std::string& path,
@@ -159,13 +160,16 @@ class Loop {
   absl::Status SelfPlayByWorkers(int g, const std::string& net);
   absl::StatusOr<proto::SelfplayRunStats> CountGames(int g);
   absl::Status Train(int g);
-  absl::StatusOr<proto::EvaluationStats> Evaluate(int g,
-                                                  const std::string& opponent,
-                                                  const std::string& spec,
-                                                  int games, bool pgn);
+  // Generation g's net against `spec`; the PGN goes to `pgn_path` unless
+  // it is empty.
+  absl::StatusOr<proto::EvaluationStats> Evaluate(
+      int g, const std::string& opponent, const std::string& spec, int games,
+      const std::string& pgn_path, uint64_t seed);
   absl::Status Finish(int g, const std::string& selfplay_net,
                       std::vector<proto::GenerationRecord>* done,
                       double seconds, double cpu_seconds);
+  // EvaluationConfig.final_games: played once, when the run is complete.
+  absl::Status FinalEvaluation(int last);
 
   const LoopOptions& options_;
   const proto::LoopConfig config_;
@@ -378,7 +382,7 @@ absl::Status Loop::Train(int g) {
 
 absl::StatusOr<proto::EvaluationStats> Loop::Evaluate(
     int g, const std::string& opponent, const std::string& opponent_spec,
-    int games, bool pgn) {
+    int games, const std::string& pgn_path, uint64_t seed) {
   const proto::EvaluationConfig& e = config_.evaluation();
   const std::string name = GenName(g);
   absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> player =
@@ -393,11 +397,11 @@ absl::StatusOr<proto::EvaluationStats> Loop::Evaluate(
   match.games = games;
   match.random_plies = e.random_plies();
   match.concurrency = e.concurrency();
-  match.seed = 1 + static_cast<uint64_t>(g);
+  match.seed = seed;
   match.adjudication.max_plies = e.max_plies();
   match.event = Cat("volkhv loop: ", name, " vs ", opponent);
   match.variant = Variant(config_).empty() ? "standard" : Variant(config_);
-  if (pgn) match.pgn_path = paths_.EvalGames(g);
+  match.pgn_path = pgn_path;
   absl::StatusOr<selfplay::MatchReport> report =
       selfplay::RunMatch(*game_, {*player, *other}, match);
   if (!report.ok()) return report.status();
@@ -448,13 +452,15 @@ absl::Status Loop::Finish(int g, const std::string& selfplay_net,
       g + 1, previous,
       Cat("mcts:net=", selfplay_net, ",visits=", config_.evaluation().visits(),
           ",name=", previous),
-      config_.evaluation().games(), /*pgn=*/true);
+      config_.evaluation().games(), paths_.EvalGames(g + 1),
+      /*seed=*/2 + static_cast<uint64_t>(g));
   if (!vs_previous.ok()) return vs_previous.status();
   *record.mutable_vs_previous() = *vs_previous;
   if (config_.evaluation().games_vs_random() > 0) {
     absl::StatusOr<proto::EvaluationStats> vs_random =
         Evaluate(g + 1, "random", "random",
-                 config_.evaluation().games_vs_random(), /*pgn=*/false);
+                 config_.evaluation().games_vs_random(), /*pgn_path=*/"",
+                 /*seed=*/2 + static_cast<uint64_t>(g));
     if (!vs_random.ok()) return vs_random.status();
     *record.mutable_vs_random() = *vs_random;
   }
@@ -510,8 +516,12 @@ absl::Status Loop::Run() {
         !s.ok()) {
       return s;
     }
+    absl::StatusOr<std::optional<proto::FinalEvaluation>> final =
+        ReadFinalEvaluation(options_.run_dir);
+    if (!final.ok()) return final.status();
     if (absl::Status s =
-            WriteReportHtml(*done, config_, options_.run_dir + "/report.html");
+            WriteReportHtml(*done, config_, options_.run_dir + "/report.html",
+                            final->has_value() ? &**final : nullptr);
         !s.ok()) {
       return s;
     }
@@ -547,11 +557,59 @@ absl::Status Loop::Run() {
         r.training().policy_loss(), r.training().value_loss(), r.elo_total(),
         r.elo_total_error(), r.accepted() ? "" : " (rejected by gating)"));
   }
-  if (config_.external_selfplay().enabled() &&
-      static_cast<int>(done->size()) == config_.generations()) {
-    return PublishRunFinished(options_.run_dir, config_.generations());
+  if (static_cast<int>(done->size()) < config_.generations()) {
+    return absl::OkStatus();
   }
-  return absl::OkStatus();
+  if (config_.external_selfplay().enabled()) {
+    if (absl::Status s =
+            PublishRunFinished(options_.run_dir, config_.generations());
+        !s.ok()) {
+      return s;
+    }
+  }
+  return FinalEvaluation(config_.generations());
+}
+
+absl::Status Loop::FinalEvaluation(int last) {
+  const proto::EvaluationConfig& e = config_.evaluation();
+  if ((e.final_games() == 0 && e.final_games_vs_random() == 0) ||
+      fs::exists(FinalEvaluationPath(options_.run_dir))) {
+    return absl::OkStatus();
+  }
+  // Seeds of their own: not the openings the generations were measured on.
+  const uint64_t seed = 1000003;
+  proto::FinalEvaluation final;
+  final.set_generation(last);
+  if (e.final_games() > 0) {
+    Log(Cat("final evaluation: ", GenName(last), " vs ", GenName(0), ", ",
+            e.final_games(), " games"));
+    absl::StatusOr<proto::EvaluationStats> vs_first =
+        Evaluate(last, GenName(0),
+                 Cat("mcts:net=", paths_.Net(0), ",visits=", e.visits(),
+                     ",name=", GenName(0)),
+                 e.final_games(), paths_.FinalGames(), seed);
+    if (!vs_first.ok()) return vs_first.status();
+    *final.mutable_vs_first() = *vs_first;
+  }
+  if (Stopped(options_)) return absl::OkStatus();
+  if (e.final_games_vs_random() > 0) {
+    absl::StatusOr<proto::EvaluationStats> vs_random =
+        Evaluate(last, "random", "random", e.final_games_vs_random(),
+                 /*pgn_path=*/"", seed + 1);
+    if (!vs_random.ok()) return vs_random.status();
+    *final.mutable_vs_random() = *vs_random;
+  }
+  if (Stopped(options_)) return absl::OkStatus();
+  if (absl::Status s =
+          WriteTextProto(FinalEvaluationPath(options_.run_dir), final);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<std::vector<proto::GenerationRecord>> done =
+      ReadGenerations(options_.run_dir);
+  if (!done.ok()) return done.status();
+  return WriteReportHtml(*done, config_, options_.run_dir + "/report.html",
+                         &final);
 }
 
 }  // namespace
@@ -611,6 +669,9 @@ absl::Status ValidateLoopConfig(const proto::LoopConfig& config) {
   s.Update(IntInRange("evaluation.concurrency", e.concurrency(), 1, 1024));
   s.Update(IntInRange("evaluation.games_vs_random", e.games_vs_random(), 0,
                       1000000));
+  s.Update(IntInRange("evaluation.final_games", e.final_games(), 0, 1000000));
+  s.Update(IntInRange("evaluation.final_games_vs_random",
+                      e.final_games_vs_random(), 0, 1000000));
   if (config.external_selfplay().enabled()) {
     s.Update(ExternalSelfplayValid(config.external_selfplay()));
   }
@@ -665,6 +726,20 @@ absl::StatusOr<std::vector<proto::GenerationRecord>> ReadGenerations(
     records.push_back(*std::move(r));
   }
   return records;
+}
+
+std::string FinalEvaluationPath(const std::string& run_dir) {
+  return run_dir + "/final.textproto";
+}
+
+absl::StatusOr<std::optional<proto::FinalEvaluation>> ReadFinalEvaluation(
+    const std::string& run_dir) {
+  const std::string path = FinalEvaluationPath(run_dir);
+  if (!fs::exists(path)) return std::nullopt;
+  absl::StatusOr<proto::FinalEvaluation> final =
+      ReadTextProto<proto::FinalEvaluation>(path);
+  if (!final.ok()) return final.status();
+  return *std::move(final);
 }
 
 absl::Status RunLoop(const LoopOptions& options) {

@@ -16,6 +16,8 @@
 //   eval/gen-NNNN.pgn         the evaluation games of generation N
 //   generations/gen-NNNN.textproto  what the loop measured (GenerationRecord)
 //   metrics.csv, report.html  one row / point per generation
+//   final.textproto, eval/final.pgn  the finished run's last net against
+//                             generation 0 and the random player
 //   lock                      held by the running loop (training/run_lock.h)
 // With external_selfplay (training/external_selfplay.h) also
 //   nets/latest.textproto     what the self-play workers are to play
@@ -77,6 +79,13 @@ absl::Status RunLoop(const LoopOptions& options);
 
 // The finished generations of a run directory, in order.
 absl::StatusOr<std::vector<proto::GenerationRecord>> ReadGenerations(
+    const std::string& run_dir);
+
+// RUN/final.textproto: the final evaluation of a finished run
+// (EvaluationConfig.final_games).
+std::string FinalEvaluationPath(const std::string& run_dir);
+// The run's final evaluation; nullopt when it has none (yet).
+absl::StatusOr<std::optional<proto::FinalEvaluation>> ReadFinalEvaluation(
     const std::string& run_dir);
 
 }  // namespace volkhv::training

@@ -4,8 +4,9 @@
 #include <cmath>
 
 #include "absl/strings/str_format.h"
-#include "engine/util/strings.h"
+#include "absl/strings/str_join.h"
 #include "engine/util/files.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::training {
 namespace {
@@ -161,9 +162,32 @@ absl::Status WriteMetricsCsv(const std::vector<proto::GenerationRecord>& rows,
   return WriteFileAtomically(path, csv);
 }
 
+std::string FinalSummary(const proto::FinalEvaluation& final) {
+  auto counts = [](const proto::EvaluationStats& e) {
+    return absl::StrFormat("(+%d =%d -%d)", e.wins(), e.draws(), e.losses());
+  };
+  std::vector<std::string> parts;
+  if (final.has_vs_first()) {
+    const proto::EvaluationStats& e = final.vs_first();
+    parts.push_back(absl::StrFormat(
+        "generation %d vs generation 0: score %.3f, Elo %+.0f +/- %.0f %s",
+        final.generation(), e.score(), e.elo(), e.elo_error(), counts(e)));
+  }
+  if (final.has_vs_random()) {
+    const proto::EvaluationStats& e = final.vs_random();
+    parts.push_back(absl::StrFormat(
+        "%s random: score %.3f %s",
+        parts.empty() ? absl::StrFormat("generation %d vs", final.generation())
+                      : std::string("vs"),
+        e.score(), counts(e)));
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
 absl::Status WriteReportHtml(const std::vector<proto::GenerationRecord>& rows,
                              const proto::LoopConfig& config,
-                             const std::string& path) {
+                             const std::string& path,
+                             const proto::FinalEvaluation* final) {
   Series policy{"train policy", "#1f77b4", {}, {}};
   Series value{"train value", "#ff7f0e", {}, {}};
   Series val_policy{"validation policy", "#2ca02c", {}, {}};
@@ -192,6 +216,10 @@ absl::Status WriteReportHtml(const std::vector<proto::GenerationRecord>& rows,
       "run: %s, %d of %d generations</h1>\n",
       config.game(), config.game(), static_cast<int>(rows.size()),
       config.generations());
+  if (final != nullptr) {
+    Append(&html, "<p><b>Final evaluation:</b> ", FinalSummary(*final),
+           "</p>\n");
+  }
   Append(&html, Chart("Training losses (nats)", "loss", losses),
          Chart("Strength: Elo relative to generation 0 (95 % intervals)", "Elo",
                {elo}),
