@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -315,17 +316,19 @@ TEST(SearchTest, AvoidsTheOneMoveThatAllowsMateAmongMany) {
   EXPECT_EQ(bad->proven_plies, 2);
   // Exhaustive search: a3-c4, b7-a7 and b7-c7 lose to mates in 2, and
   // every other move holds for 2 moves. Whatever the search proves must
-  // agree.
-  const std::vector<std::pair<std::string, int>> losses = {
+  // agree (with the mate-in-one prover it also proves mates in 3).
+  const std::map<std::string, int> losses = {
       {"a3-b5", 2}, {"a3-c4", 4}, {"b7-a7", 4}, {"b7-c7", 4}};
   for (const MoveInfo& info : result.moves) {
     if (info.proven == Proven::kNone) continue;
     const std::string text = state->MoveText(info.move);
     EXPECT_EQ(info.proven, Proven::kLoss) << text;
-    EXPECT_NE(std::find(losses.begin(), losses.end(),
-                        std::make_pair(text, info.proven_plies)),
-              losses.end())
-        << text << " proven lost in " << info.proven_plies;
+    const auto listed = losses.find(text);
+    if (listed != losses.end()) {
+      EXPECT_EQ(info.proven_plies, listed->second) << text;
+    } else {
+      EXPECT_GT(info.proven_plies, 4) << text;
+    }
   }
   EXPECT_EQ(result.moves.back().move, losing);  // the quickest loss last
   EXPECT_EQ(result.moves[0].proven, Proven::kNone);

@@ -90,7 +90,10 @@ std::vector<Move> Search::PrincipalVariation(const Edge& first) const {
   const Node* node = first.child;
   while (node != nullptr && node->n > 0 && node->expanded()) {
     const Edge* best = BestEdge(node, DrawScoreFor(node->side_to_move));
-    if (best->child == nullptr || best->child->n == 0) break;
+    if (best->child == nullptr) break;
+    // An unvisited child ends the line, unless it is proven (the game's
+    // prover's win in one, say): then it is the line's last move.
+    if (best->child->n == 0 && best->child->proven() == Proven::kNone) break;
     pv.push_back(best->move);
     node = best->child;
   }
@@ -133,6 +136,14 @@ SearchResult Search::BuildResult() const {
     if (child != nullptr && child->proven() != Proven::kNone) {
       info.proven = child->ProvenFor(side);
       info.proven_plies = child->proven_plies + 1;
+      if (child->n == 0) {
+        // Proven without a visit (the game's prover): the outcome is known.
+        FillWdl(info.proven == Proven::kWin    ? 1
+                : info.proven == Proven::kLoss ? -1
+                                               : 0,
+                info.proven == Proven::kDraw ? 1 : 0, info.wdl);
+        info.q = info.wdl[0] - info.wdl[2];
+      }
     }
     info.pv = PrincipalVariation(*edge);
     r.moves.push_back(std::move(info));

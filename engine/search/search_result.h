@@ -69,9 +69,11 @@ std::string_view StopReasonName(StopReason reason);
 struct MoveInfo {
   Move move;
   uint32_t visits = 0;
-  float wdl[3] = {0, 0, 0};  // win, draw, loss; all zero when unvisited
-  float q = 0;               // wdl[0] - wdl[2]
-  float prior = 0;           // as searched (softmax temperature, root noise)
+  // Win, draw, loss; all zero when unvisited, unless proven (then the
+  // proven outcome).
+  float wdl[3] = {0, 0, 0};
+  float q = 0;      // wdl[0] - wdl[2]
+  float prior = 0;  // as searched (softmax temperature, root noise)
   Proven proven = Proven::kNone;
   int proven_plies = 0;  // plies to the end of the game, counting this move
   std::vector<Move> pv;  // starts with `move`; follows the most visited
