@@ -103,9 +103,10 @@ std::string FormatGameFile(const GameFileRecord& r) {
   return out;
 }
 
-absl::Status GameFileWriter::Open(const std::string& path) {
+absl::Status GameFileWriter::Open(const std::string& path, bool append) {
   std::lock_guard<std::mutex> lock(mutex_);
-  out_.open(path, std::ios::binary | std::ios::trunc);
+  out_.open(path,
+            std::ios::binary | (append ? std::ios::app : std::ios::trunc));
   if (!out_) {
     return absl::InvalidArgumentError(Cat("cannot write '", path, "'"));
   }

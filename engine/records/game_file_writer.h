@@ -56,8 +56,9 @@ std::string FormatGameFile(const GameFileRecord& record);
 // order Append is called).
 class GameFileWriter {
  public:
-  // Creates or truncates `path`.
-  absl::Status Open(const std::string& path);
+  // Creates or truncates `path`; with `append`, keeps what it holds and
+  // adds after it.
+  absl::Status Open(const std::string& path, bool append = false);
   absl::Status Append(const GameFileRecord& record);
   const std::string& path() const { return path_; }
 

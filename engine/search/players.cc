@@ -43,7 +43,11 @@ AlphaBetaPlayer::AlphaBetaPlayer(std::shared_ptr<const Heuristic> heuristic,
       name_(std::move(name)) {}
 
 Move AlphaBetaPlayer::ChooseMove(const GameState& state) {
-  last_result_ = search_.Search(state, limits_);
+  AlphaBetaLimits limits = limits_;
+  if (clock_ && limits.time_ms == 0) {
+    limits.time_ms = SearchLimitsFor(*clock_, state.SideToMove() & 1).time_ms;
+  }
+  last_result_ = search_.Search(state, limits);
   PlayerEval eval;
   eval.score_cp = last_result_.score;
   eval.mate_plies = last_result_.MatePlies();
@@ -146,7 +150,12 @@ Move MctsPlayer::ChooseMove(const GameState& state) {
     // The state is legal as given: SetPosition without moves cannot fail.
     search_.SetPosition(*start_).IgnoreError();
   }
-  last_result_ = search_.Run(limits_);
+  SearchLimits limits = limits_;
+  if (clock_ && limits.time_ms == 0) {
+    limits.time_ms = SearchLimitsFor(*clock_, state.SideToMove() & 1).time_ms;
+    limits.infinite = false;
+  }
+  last_result_ = search_.Run(limits);
   const Move move = last_result_.best_move;
   PlayerEval eval;
   eval.score_cp = CentipawnsFromQ(last_result_.root_q);

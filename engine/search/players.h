@@ -18,6 +18,7 @@
 #include "engine/search/search.h"
 #include "engine/search/search_params.h"
 #include "engine/search/search_result.h"
+#include "engine/search/time_manager.h"
 #include "nn/evaluator.h"
 
 namespace volkhv::search {
@@ -44,10 +45,20 @@ class Player {
   virtual std::string Name() const = 0;
   // Called before each game (clears tables, trees).
   virtual void NewGame() {}
-  // A legal move of `state`, whose game must not be over.
+  // A legal move of `state`, whose game must not be over; a player that can
+  // fail (an outside engine) may instead return anything and say why in
+  // LastFailure().
   virtual Move ChooseMove(const GameState& state) = 0;
   // The evaluation behind the last ChooseMove, if the player has one.
   virtual std::optional<PlayerEval> LastEval() const { return std::nullopt; }
+  // The game's clocks for the next ChooseMove (a match with a time
+  // control: time_left_ms, increment_ms, moves_to_go); a player budgets its
+  // move from them (time_manager.h) along with its own limits. Players
+  // without a time limit ignore it.
+  virtual void SetClock(const TimeControl& clock) {}
+  // Why the last ChooseMove gave no legal move ("" when it did): an engine
+  // that exited, stalled or answered what is not a legal move.
+  virtual std::string LastFailure() const { return {}; }
 };
 
 // Uniformly random legal moves. Deterministic for a seed.
@@ -72,6 +83,9 @@ class AlphaBetaPlayer final : public Player {
   void NewGame() override { search_.Clear(); }
   Move ChooseMove(const GameState& state) override;
   std::optional<PlayerEval> LastEval() const override { return last_; }
+  // With a clock a search also ends at its budget (ClockBudgetMs), unless
+  // the limits have a fixed time.
+  void SetClock(const TimeControl& clock) override { clock_ = clock; }
   // The full result of the last search.
   const AlphaBetaResult& last_result() const { return last_result_; }
 
@@ -79,6 +93,7 @@ class AlphaBetaPlayer final : public Player {
   std::shared_ptr<const Heuristic> heuristic_;
   AlphaBetaSearch search_;
   AlphaBetaLimits limits_;
+  std::optional<TimeControl> clock_;
   std::string name_;
   AlphaBetaResult last_result_;
   std::optional<PlayerEval> last_;
@@ -118,6 +133,9 @@ class MctsPlayer final : public Player {
   void NewGame() override;
   Move ChooseMove(const GameState& state) override;
   std::optional<PlayerEval> LastEval() const override { return last_eval_; }
+  // With a clock a search also ends at its budget (SearchLimitsFor, as the
+  // engine's `go wtime ...`), unless the limits have a fixed time.
+  void SetClock(const TimeControl& clock) override { clock_ = clock; }
   const SearchResult& last_result() const { return last_result_; }
 
  private:
@@ -128,6 +146,7 @@ class MctsPlayer final : public Player {
   std::shared_ptr<nn::Evaluator> evaluator_;
   Search search_;
   SearchLimits limits_;
+  std::optional<TimeControl> clock_;
   std::string name_;
   std::unique_ptr<GameState> start_;  // the game's first position searched
   std::vector<Move> moves_;           // played since start_
