@@ -2,6 +2,9 @@
 // reports W/D/L, Elo with its 95 % interval, LOS and an optional SPRT.
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <ctime>
 #include <iostream>
@@ -24,7 +27,9 @@
 #include "nn/evaluator_factory.h"
 #include "nn/torch_backend.h"
 #include "proto/game_record.pb.h"
+#include "selfplay/adjudication.h"
 #include "selfplay/elo.h"
+#include "selfplay/game_clock.h"
 #include "selfplay/match.h"
 #include "selfplay/player_spec.h"
 
@@ -39,7 +44,21 @@ constexpr char kSynopsis[] =
     "\n"
     "             [--concurrency N] [--sprt elo0=0,elo1=5,alpha=0.05,"
     "beta=0.05]\n"
-    "             [--pgn-out FILE] [--seed S] [--max-plies N]";
+    "             [--pgn-out FILE [--resume]] [--seed S] [--max-plies N]\n"
+    "             [--tc [MOVES/]SECONDS[+INC] [--timemargin MS]]\n"
+    "             [--draw movenumber=N,movecount=M,score=S]\n"
+    "             [--resign movecount=M,score=S[,twosided=true]]\n"
+    "             [--tournament round-robin|gauntlet]";
+
+// Set by the first SIGINT or SIGTERM: no new game starts, the tally so far
+// is printed. The second restores the default, so a third ends the process.
+std::atomic<bool> g_interrupt{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+void OnInterrupt(int signal) {
+  g_interrupt.store(true);
+  std::signal(signal, SIG_DFL);
+}
 
 std::vector<OptionSpec> MatchSpecs() {
   std::vector<OptionSpec> specs = GameOptionSpecs();
@@ -60,6 +79,24 @@ std::vector<OptionSpec> MatchSpecs() {
       {"trinomial", "", "",
        "Elo and SPRT from game counts instead of pentanomial pair counts"},
       {"pgn-out", "FILE", "", "write every game to FILE (PGN-style)"},
+      {"resume", "", "",
+       "continue the match whose games --pgn-out FILE holds: finished games "
+       "count and are not played again"},
+      {"tc", "CLOCK", "",
+       "game clock of every player: MOVES/SECONDS+INC (40/60+0.6), "
+       "SECONDS+INC (60+0.6) or SECONDS; a player that overruns it loses on "
+       "time"},
+      {"timemargin", "MS", "0",
+       "milliseconds a move may overrun the clock without losing"},
+      {"draw", "RULE", "",
+       "movenumber=N,movecount=M,score=S: adjudicate a draw after move N "
+       "when both players' last M evaluations lie within S centipawns"},
+      {"resign", "RULE", "",
+       "movecount=M,score=S[,twosided=true]: a player whose last M "
+       "evaluations were S centipawns or more below zero loses"},
+      {"tournament", "KIND", "round-robin",
+       "with more than two players: round-robin (everyone against everyone) "
+       "or gauntlet (the first player against each other one)"},
       {"records-out", "FILE", "",
        "write every game to FILE as protobuf game records (.vrec)"},
       {"no-comments", "", "", "no {evaluation} comments in the game file"},
@@ -146,6 +183,16 @@ std::vector<proto::GameRecord> ToRecords(
       case selfplay::GameOutcome::End::kIllegalMove:
         r.set_termination(TerminationCode(Termination::kNone));
         break;
+      case selfplay::GameOutcome::End::kTimeForfeit:
+        r.set_termination(TerminationCode(Termination::kTimeForfeit));
+        break;
+      case selfplay::GameOutcome::End::kForfeit:
+      case selfplay::GameOutcome::End::kDraw:
+        r.set_termination(TerminationCode(Termination::kAdjudication));
+        break;
+      case selfplay::GameOutcome::End::kResignation:
+        r.set_termination(TerminationCode(Termination::kResignation));
+        break;
     }
     r.set_net_generation(-1);
     r.set_engine(Cat("volkhv match: ", report.players[g.first], " vs ",
@@ -230,6 +277,40 @@ int RunMatch(const std::vector<std::string>& raw_args) {
   if (cl->Given("openings") && cl->Given("random-plies")) {
     return usage("give --openings or --random-plies, not both");
   }
+  if (cl->Given("tc")) {
+    absl::StatusOr<selfplay::ClockSpec> clock =
+        selfplay::ParseClockSpec(cl->Get("tc"));
+    if (!clock.ok()) return Fail(kCommand, clock.status(), kExitUsage);
+    options.clock = *clock;
+  }
+  {
+    absl::StatusOr<int> margin = cl->GetInt("timemargin", 0, 1 << 30);
+    if (!margin.ok()) return Fail(kCommand, margin.status(), kExitUsage);
+    options.time_margin_ms = *margin;
+  }
+  if (cl->Given("draw")) {
+    absl::StatusOr<selfplay::DrawRule> rule =
+        selfplay::ParseDrawRule(cl->Get("draw"));
+    if (!rule.ok()) return Fail(kCommand, rule.status(), kExitUsage);
+    options.adjudication.draw = *rule;
+  }
+  if (cl->Given("resign")) {
+    absl::StatusOr<selfplay::ResignRule> rule =
+        selfplay::ParseResignRule(cl->Get("resign"));
+    if (!rule.ok()) return Fail(kCommand, rule.status(), kExitUsage);
+    options.adjudication.resign = *rule;
+  }
+  if (const std::string kind = cl->Get("tournament"); kind == "gauntlet") {
+    options.tournament = selfplay::Tournament::kGauntlet;
+  } else if (kind != "round-robin") {
+    return usage(
+        Cat("--tournament: '", kind, "' is not round-robin or gauntlet"));
+  }
+  options.resume = cl->Flag("resume");
+  if (options.resume && options.pgn_path.empty()) {
+    return usage("--resume needs --pgn-out FILE (the match's game file)");
+  }
+  options.interrupt = &g_interrupt;
 
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail(kCommand, game.status(), kExitUsage);
@@ -271,10 +352,15 @@ int RunMatch(const std::vector<std::string>& raw_args) {
       [&nets, &match_net](const std::string& net, const Game& game) {
         return nets(net == nn::kAutoNet ? match_net : net, game);
       };
+  selfplay::PlayerContext context;
+  context.match_clock = options.clock.has_value();
+  context.uci.variant = options.variant;
+  context.uci.margin_ms = options.time_margin_ms;
+  context.uci.interrupt = &g_interrupt;
   std::vector<std::shared_ptr<selfplay::PlayerFactory>> players;
   for (const std::string& spec : *player_specs) {
     absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> factory =
-        selfplay::MakePlayerFactory(spec, **game, evaluators);
+        selfplay::MakePlayerFactory(spec, **game, evaluators, context);
     if (!factory.ok()) {
       return Fail(kCommand, factory.status(), kExitInvalidInput);
     }
@@ -293,23 +379,42 @@ int RunMatch(const std::vector<std::string>& raw_args) {
                     : Cat(options.opening_positions.size(), " positions from ",
                           cl->Get("openings")))
             << ", concurrency " << options.concurrency << "\n";
+  if (options.clock) {
+    std::cout << "Clock: " << options.clock->Describe() << ", margin "
+              << options.time_margin_ms << " ms\n";
+  }
   for (size_t i = 0; i < players.size(); ++i) {
-    std::cout << "  player " << i + 1 << ": " << players[i]->Name() << "\n";
+    std::cout << "  player " << i + 1 << ": " << players[i]->Name();
+    if (players[i]->clock()) {
+      std::cout << " (clock " << players[i]->clock()->Describe() << ")";
+    }
+    std::cout << "\n";
   }
   std::cout << std::flush;
+  // On a terminal the line is redrawn after a game, at most once a second
+  // (and after the last); else a line every 10 games and after the last.
+  std::chrono::steady_clock::time_point last_shown{};
   const selfplay::MatchCallback progress =
       [&](const selfplay::MatchReport& report) {
         if (quiet) return;
         const size_t done = report.games.size();
+        const bool last = static_cast<int>(done) == report.games_scheduled;
+        const auto now = std::chrono::steady_clock::now();
         if (tty) {
+          if (!last && now - last_shown < std::chrono::seconds(1)) return;
+          last_shown = now;
           std::cerr << "\r" << report.ProgressLine() << "\033[K" << std::flush;
-        } else if (done % 10 == 0 ||
-                   static_cast<int>(done) == report.games_scheduled) {
+        } else if (done % 10 == 0 || last) {
           std::cerr << report.ProgressLine() << "\n";
         }
       };
+  g_interrupt.store(false);
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
   absl::StatusOr<selfplay::MatchReport> report =
       selfplay::RunMatch(**game, players, options, progress);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
   if (!quiet && tty) std::cerr << "\n";
   if (!report.ok()) return Fail(kCommand, report.status(), kExitInvalidInput);
   std::cout << report->Summary();
@@ -324,6 +429,16 @@ int RunMatch(const std::vector<std::string>& raw_args) {
       return Fail(kCommand, s, kExitInvalidInput);
     }
     std::cout << "records written to " << path << "\n";
+  }
+  if (report->interrupted) {
+    std::cout << std::flush;
+    std::cerr << "volkhv match: interrupted"
+              << (options.pgn_path.empty()
+                      ? std::string("\n")
+                      : Cat("; the games are in ", options.pgn_path,
+                            ": run the same command with --resume to "
+                            "continue\n"));
+    return 130;
   }
   return kExitOk;
 }

@@ -17,6 +17,8 @@
 #include "engine/util/files.h"
 #include "engine/util/random.h"
 #include "engine/util/strings.h"
+#include "selfplay/match_game.h"
+#include "selfplay/match_resume.h"
 
 namespace volkhv::selfplay {
 namespace {
@@ -29,129 +31,50 @@ struct Job {
   int round;
 };
 
-struct PlayedGame {
-  GameOutcome outcome;
-  GameFileRecord record;
-  bool aborted = false;
-};
+std::string PlusMinus(double x) { return absl::StrFormat("%+.1f", x); }
 
-absl::StatusOr<std::unique_ptr<GameState>> StartState(const Game& game,
-                                                      const Opening& opening) {
-  std::unique_ptr<GameState> state;
-  if (opening.position.empty()) {
-    state = game.NewInitialState();
+// How a game read back from the file ended, from its [Termination] text (as
+// PlayGame writes them).
+void SetEndFromText(const std::string& game, GameOutcome* outcome) {
+  const std::string& text = outcome->termination;
+  using End = GameOutcome::End;
+  auto starts = [&text](std::string_view prefix) {
+    return text.rfind(prefix, 0) == 0;
+  };
+  if (text == TerminationName(game, Termination::kTimeForfeit)) {
+    outcome->end = End::kTimeForfeit;
+  } else if (text == TerminationName(game, Termination::kResignation)) {
+    outcome->end = End::kResignation;
+  } else if (text == TerminationName(game, Termination::kAdjudication)) {
+    outcome->end = End::kDraw;
+  } else if (starts("adjudication: ")) {
+    outcome->end = text.size() > 6 && text.substr(text.size() - 6) == " plies"
+                       ? End::kMaxPlies
+                       : End::kScore;
+  } else if (starts("illegal move by ")) {
+    outcome->end = End::kIllegalMove;
+  } else if (starts("forfeit by ")) {
+    outcome->end = End::kForfeit;
   } else {
-    absl::StatusOr<std::unique_ptr<GameState>> parsed =
-        game.NewStateFromText(opening.position);
-    if (!parsed.ok()) return parsed.status();
-    state = *std::move(parsed);
-  }
-  return state;
-}
-
-// Plays one game; the opening is known to be valid (MakeOpening checked it).
-PlayedGame PlayGame(const Game& game, const Opening& opening,
-                    search::Player* first, search::Player* second,
-                    const MatchOptions& options,
-                    const std::atomic<bool>& stop) {
-  PlayedGame played;
-  GameFileRecord& record = played.record;
-  std::unique_ptr<GameState> state = *StartState(game, opening);
-  record.start_position = state->PositionText();
-  record.second_to_move = state->SideToMove() == 1;
-  GameOutcome& outcome = played.outcome;
-  outcome.start_position = record.start_position;
-  for (const std::string& text : opening.moves) {
-    const Move m = *state->ParseMove(text);
-    record.moves.push_back(state->MoveText(m));
-    record.comments.emplace_back();
-    outcome.moves.push_back(m);
-    state->Play(m);
-  }
-  first->NewGame();
-  second->NewGame();
-
-  const Adjudication& adj = options.adjudication;
-  const bool resign_on = adj.resign_score > 0 && adj.resign_evals > 0;
-  int streak_side = -1;
-  int streak = 0;
-  double first_score = 0.5;
-  std::string termination;
-  MoveList legal;
-  while (true) {
-    const GameResult result = state->Result();
-    if (result.IsOver()) {
-      const int mover = state->SideToMove();
-      if (result.outcome == Outcome::kWin) {
-        first_score = mover == 0 ? 1 : 0;
-      } else if (result.outcome == Outcome::kLoss) {
-        first_score = mover == 0 ? 0 : 1;
-      }
-      termination = TerminationName(state->Info().name, result.termination);
-      outcome.rules_termination = result.termination;
-      break;
-    }
-    if (adj.max_plies > 0 && state->PliesPlayed() >= adj.max_plies) {
-      termination = Cat("adjudication: ", adj.max_plies, " plies");
-      outcome.end = GameOutcome::End::kMaxPlies;
-      break;
-    }
-    if (stop.load()) {
-      played.aborted = true;
-      return played;
-    }
-    const int mover = state->SideToMove();
-    search::Player* player = mover == 0 ? first : second;
-    const Move m = player->ChooseMove(*state);
-    legal.clear();
-    state->LegalMoves(&legal);
-    if (!legal.contains(m)) {
-      first_score = mover == 0 ? 0 : 1;
-      termination = Cat("illegal move by ", player->Name());
-      outcome.end = GameOutcome::End::kIllegalMove;
-      break;
-    }
-    const std::optional<search::PlayerEval> eval = player->LastEval();
-    record.moves.push_back(state->MoveText(m));
-    record.comments.push_back(options.comments && eval ? eval->Comment()
-                                                       : std::string());
-    outcome.moves.push_back(m);
-    state->Play(m);
-    if (resign_on && eval) {
-      int ahead = -1;
-      if (eval->score_cp >= adj.resign_score) {
-        ahead = mover;
-      } else if (eval->score_cp <= -adj.resign_score) {
-        ahead = 1 - mover;
-      }
-      if (ahead < 0) {
-        streak_side = -1;
-        streak = 0;
-      } else if (ahead == streak_side) {
-        ++streak;
-      } else {
-        streak_side = ahead;
-        streak = 1;
-      }
-      if (streak >= adj.resign_evals) {
-        first_score = streak_side == 0 ? 1 : 0;
-        termination = Cat("adjudication: ", adj.resign_evals,
-                          " evaluations beyond ", adj.resign_score);
-        outcome.end = GameOutcome::End::kScore;
+    outcome->end = End::kRules;
+    for (int code = 1; code < 256; ++code) {
+      const Termination t = static_cast<Termination>(code);
+      if (FindTermination(game, t) != nullptr &&
+          TerminationName(game, t) == text) {
+        outcome->rules_termination = t;
         break;
       }
     }
   }
-  record.result = ResultText(first_score);
-  record.termination = termination;
-  outcome.first_score = first_score;
-  outcome.plies = static_cast<int>(record.moves.size());
-  outcome.termination = termination;
-  outcome.move_texts = record.moves;
-  return played;
 }
 
-std::string PlusMinus(double x) { return absl::StrFormat("%+.1f", x); }
+// "45s", "3m12s", "1h02m".
+std::string Duration(double seconds) {
+  const int64_t s = static_cast<int64_t>(std::llround(std::max(seconds, 0.0)));
+  if (s < 60) return absl::StrFormat("%ds", s);
+  if (s < 3600) return absl::StrFormat("%dm%02ds", s / 60, s % 60);
+  return absl::StrFormat("%dh%02dm", s / 3600, s % 3600 / 60);
+}
 
 }  // namespace
 
@@ -194,6 +117,11 @@ std::string MatchReport::ProgressLine() const {
     for (size_t i = 0; i < players.size(); ++i) {
       Append(&line, absl::StrFormat(" %s %.1f", players[i], points[i]));
     }
+  }
+  const int played = static_cast<int>(games.size()) - games_resumed;
+  const int left = games_scheduled - static_cast<int>(games.size());
+  if (played > 0 && left > 0) {
+    Append(&line, ", ETA ", Duration(seconds / played * left));
   }
   return line;
 }
@@ -240,7 +168,47 @@ std::string MatchReport::Summary() const {
                                    p.first_mover_points2 / 2.0 / p.games));
     }
   }
+  int forfeits[4] = {0, 0, 0, 0};  // time, failure, draw, resignation
+  for (const GameOutcome& g : games) {
+    switch (g.end) {
+      case GameOutcome::End::kTimeForfeit:
+        ++forfeits[0];
+        break;
+      case GameOutcome::End::kForfeit:
+        ++forfeits[1];
+        break;
+      case GameOutcome::End::kDraw:
+        ++forfeits[2];
+        break;
+      case GameOutcome::End::kResignation:
+        ++forfeits[3];
+        break;
+      default:
+        break;
+    }
+  }
+  if (forfeits[0] + forfeits[1] + forfeits[2] + forfeits[3] > 0) {
+    Append(&out,
+           absl::StrFormat("Ended by the match: %d on time, %d by an engine's "
+                           "failure, %d adjudicated drawn, %d resigned\n",
+                           forfeits[0], forfeits[1], forfeits[2], forfeits[3]));
+  }
   if (pairings.size() > 1) {
+    out += "Pairings:\n";
+    for (const PairingStats& p : pairings) {
+      const EloEstimate e = p.Elo(pentanomial);
+      Append(&out,
+             absl::StrFormat(
+                 "  %-24s vs %-24s %4d games  W/D/L %d/%d/%d  score "
+                 "%.3f  Elo %s\n",
+                 players[p.a], players[p.b], p.counts.games(), p.counts.wins,
+                 p.counts.draws, p.counts.losses, p.counts.Score(),
+                 e.perfect != 0
+                     ? Cat(e.perfect > 0 ? ">" : "<",
+                           PlusMinus(e.perfect > 0 ? e.elo_low : e.elo_high))
+                     : absl::StrFormat("%s +/- %.1f", PlusMinus(e.elo),
+                                       e.elo_error)));
+    }
     std::vector<std::pair<double, int>> standings;
     std::vector<int> played(players.size(), 0);
     std::vector<double> points(players.size(), 0);
@@ -274,8 +242,20 @@ std::string MatchReport::Summary() const {
                            sprt->upper, SprtVerdictName(sprt->verdict),
                            stopped_early ? ", stopped early" : ""));
   }
-  Append(&out, absl::StrFormat("%d games in %.1f s\n",
-                               static_cast<int>(games.size()), seconds));
+  if (interrupted) {
+    Append(&out,
+           absl::StrFormat("interrupted after %d of %d games\n",
+                           static_cast<int>(games.size()), games_scheduled));
+  }
+  if (games_resumed > 0) {
+    Append(&out, absl::StrFormat(
+                     "%d games (%d read back from the game file) in "
+                     "%.1f s\n",
+                     static_cast<int>(games.size()), games_resumed, seconds));
+  } else {
+    Append(&out, absl::StrFormat("%d games in %.1f s\n",
+                                 static_cast<int>(games.size()), seconds));
+  }
   return out;
 }
 
@@ -372,10 +352,16 @@ absl::StatusOr<MatchReport> RunMatch(
   if (options.games < 1) {
     return absl::InvalidArgumentError("a match needs at least one game");
   }
+  if (options.resume && options.pgn_path.empty()) {
+    return absl::InvalidArgumentError(
+        "resuming needs the match's game file (--pgn-out)");
+  }
   MatchReport report;
   for (const auto& p : players) report.players.push_back(p->Name());
-  for (int a = 0; a < static_cast<int>(players.size()); ++a) {
-    for (int b = a + 1; b < static_cast<int>(players.size()); ++b) {
+  const int n = static_cast<int>(players.size());
+  for (int a = 0; a < n; ++a) {
+    for (int b = a + 1; b < n; ++b) {
+      if (options.tournament == Tournament::kGauntlet && a > 0) break;
       PairingStats stats;
       stats.a = a;
       stats.b = b;
@@ -401,31 +387,129 @@ absl::StatusOr<MatchReport> RunMatch(
     }
   }
   report.games_scheduled = static_cast<int>(jobs.size());
-  if (options.sprt) {
+  auto evaluate_sprt = [&] {
+    if (!options.sprt) return;
     report.sprt = options.pentanomial
                       ? EvaluateSprt(*options.sprt, report.pairings[0].pairs)
                       : EvaluateSprt(*options.sprt, report.pairings[0].counts);
+  };
+  evaluate_sprt();
+
+  std::map<std::pair<int, int>, double> half_pairs;  // (pairing, pair) -> a's
+  // Counts a finished game of `job` (its outcome's first_score set).
+  auto count = [&](const Job& job, GameOutcome outcome) {
+    const PairingStats& pairing = report.pairings[job.pairing];
+    outcome.round = job.round;
+    outcome.pair = job.pair;
+    outcome.pairing = job.pairing;
+    outcome.first = job.swapped ? pairing.b : pairing.a;
+    outcome.second = job.swapped ? pairing.a : pairing.b;
+    PairingStats& stats = report.pairings[job.pairing];
+    const double a_score =
+        job.swapped ? 1 - outcome.first_score : outcome.first_score;
+    if (a_score > 0.75) {
+      ++stats.counts.wins;
+    } else if (a_score < 0.25) {
+      ++stats.counts.losses;
+    } else {
+      ++stats.counts.draws;
+    }
+    ++stats.games;
+    stats.first_mover_points2 +=
+        static_cast<int>(std::lround(2 * outcome.first_score));
+    const auto key = std::make_pair(job.pairing, job.pair);
+    if (auto it = half_pairs.find(key); it != half_pairs.end()) {
+      ++stats.pairs[PairIndex(it->second, a_score)];
+      half_pairs.erase(it);
+    } else {
+      half_pairs[key] = a_score;
+    }
+    report.games.push_back(std::move(outcome));
+  };
+
+  const GameInfo& info = game.Info();
+  // The games of an earlier run, in the order of the schedule.
+  std::vector<bool> done(jobs.size(), false);
+  if (options.resume) {
+    absl::StatusOr<std::vector<FinishedGame>> finished =
+        ReadFinishedGames(game, options.pgn_path);
+    if (!finished.ok()) return finished.status();
+    std::sort(finished->begin(), finished->end(),
+              [](const FinishedGame& x, const FinishedGame& y) {
+                return x.round < y.round;
+              });
+    for (FinishedGame& f : *finished) {
+      const std::string where =
+          Cat(options.pgn_path, ": the game of round ", f.round);
+      if (f.round > static_cast<int>(jobs.size())) {
+        return absl::InvalidArgumentError(
+            Cat(where, " is past this match's ", jobs.size(), " games"));
+      }
+      const Job& job = jobs[f.round - 1];
+      if (done[f.round - 1]) {
+        return absl::InvalidArgumentError(Cat(where, " is there twice"));
+      }
+      const PairingStats& pairing = report.pairings[job.pairing];
+      const int first = job.swapped ? pairing.b : pairing.a;
+      const int second = job.swapped ? pairing.a : pairing.b;
+      if (f.first_player != report.players[first] ||
+          f.second_player != report.players[second]) {
+        return absl::InvalidArgumentError(
+            Cat(where, " is ", f.first_player, " vs ", f.second_player,
+                "; this match plays ", report.players[first], " vs ",
+                report.players[second], " there (not the same match)"));
+      }
+      GameOutcome outcome;
+      outcome.first_score = f.first_score;
+      outcome.plies = static_cast<int>(f.moves.size());
+      outcome.termination = f.termination;
+      outcome.detail = f.detail;
+      outcome.resumed = true;
+      SetEndFromText(info.name, &outcome);
+      outcome.start_position = f.start_position;
+      outcome.moves = std::move(f.moves);
+      outcome.move_texts = std::move(f.move_texts);
+      done[f.round - 1] = true;
+      count(job, std::move(outcome));
+    }
+    report.games_resumed = static_cast<int>(report.games.size());
+    evaluate_sprt();
+  }
+  std::vector<int> pending;
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (!done[i]) pending.push_back(static_cast<int>(i));
+  }
+  std::atomic<bool> stop{false};
+  if (report.sprt && report.sprt->verdict != SprtVerdict::kContinue) {
+    pending.clear();
+    report.stopped_early =
+        !report.games.empty() &&
+        static_cast<int>(report.games.size()) < report.games_scheduled;
   }
 
   GameFileWriter writer;
   if (!options.pgn_path.empty()) {
-    if (absl::Status s = writer.Open(options.pgn_path); !s.ok()) return s;
+    if (absl::Status s = writer.Open(options.pgn_path, options.resume);
+        !s.ok()) {
+      return s;
+    }
   }
-  const GameInfo& info = game.Info();
   const std::string date = TodayDate();
 
   std::mutex mutex;  // guards report, half_pairs, write_error, on_game
-  std::map<std::pair<int, int>, double> half_pairs;  // (pairing, pair) -> a's
   absl::Status write_error;
   std::atomic<int> next_job{0};
-  std::atomic<bool> stop{false};
+  auto halted = [&] {
+    return stop.load() ||
+           (options.interrupt != nullptr && options.interrupt->load());
+  };
 
   auto worker = [&] {
-    while (!stop.load()) {
+    while (!halted()) {
       const int index = next_job.fetch_add(1);
-      if (index >= static_cast<int>(jobs.size())) break;
-      const Job& job = jobs[index];
-      PairingStats& pairing_ref = report.pairings[job.pairing];
+      if (index >= static_cast<int>(pending.size())) break;
+      const Job& job = jobs[pending[index]];
+      const PairingStats& pairing_ref = report.pairings[job.pairing];
       const int first = job.swapped ? pairing_ref.b : pairing_ref.a;
       const int second = job.swapped ? pairing_ref.a : pairing_ref.b;
       const uint64_t seed = SplitMix64(options.seed + 0x1000 * job.round);
@@ -433,49 +517,25 @@ absl::StatusOr<MatchReport> RunMatch(
           players[first]->Make(SplitMix64(seed + 1));
       std::unique_ptr<search::Player> second_player =
           players[second]->Make(SplitMix64(seed + 2));
-      PlayedGame played = PlayGame(game, openings[job.pair], first_player.get(),
-                                   second_player.get(), options, stop);
+      const std::optional<ClockSpec> clocks[2] = {
+          players[first]->clock() ? players[first]->clock() : options.clock,
+          players[second]->clock() ? players[second]->clock() : options.clock};
+      PlayedGame played =
+          PlayGame(game, openings[job.pair], first_player.get(),
+                   second_player.get(), clocks, options, halted);
+      // The engines end with the game (outside engines are asked to quit).
+      first_player.reset();
+      second_player.reset();
       if (played.aborted) break;
 
       std::lock_guard<std::mutex> lock(mutex);
       if (report.stopped_early) break;
-      GameOutcome& outcome = played.outcome;
-      outcome.round = job.round;
-      outcome.pair = job.pair;
-      outcome.pairing = job.pairing;
-      outcome.first = first;
-      outcome.second = second;
-      PairingStats& stats = report.pairings[job.pairing];
-      const double a_score =
-          job.swapped ? 1 - outcome.first_score : outcome.first_score;
-      if (a_score > 0.75) {
-        ++stats.counts.wins;
-      } else if (a_score < 0.25) {
-        ++stats.counts.losses;
-      } else {
-        ++stats.counts.draws;
-      }
-      ++stats.games;
-      stats.first_mover_points2 +=
-          static_cast<int>(std::lround(2 * outcome.first_score));
-      const auto key = std::make_pair(job.pairing, job.pair);
-      if (auto it = half_pairs.find(key); it != half_pairs.end()) {
-        ++stats.pairs[PairIndex(it->second, a_score)];
-        half_pairs.erase(it);
-      } else {
-        half_pairs[key] = a_score;
-      }
-      report.games.push_back(std::move(outcome));
-      if (options.sprt) {
-        report.sprt =
-            options.pentanomial
-                ? EvaluateSprt(*options.sprt, report.pairings[0].pairs)
-                : EvaluateSprt(*options.sprt, report.pairings[0].counts);
-        if (report.sprt->verdict != SprtVerdict::kContinue) {
-          report.stopped_early =
-              static_cast<int>(report.games.size()) < report.games_scheduled;
-          stop.store(true);
-        }
+      count(job, played.outcome);
+      evaluate_sprt();
+      if (report.sprt && report.sprt->verdict != SprtVerdict::kContinue) {
+        report.stopped_early =
+            static_cast<int>(report.games.size()) < report.games_scheduled;
+        stop.store(true);
       }
       if (!options.pgn_path.empty() && write_error.ok()) {
         GameFileRecord& record = played.record;
@@ -498,8 +558,8 @@ absl::StatusOr<MatchReport> RunMatch(
       if (on_game) on_game(report);
     }
   };
-  const int threads =
-      std::clamp(options.concurrency, 1, static_cast<int>(jobs.size()));
+  const int threads = std::clamp(options.concurrency, 1,
+                                 std::max(1, static_cast<int>(pending.size())));
   std::vector<std::thread> pool;
   for (int i = 1; i < threads; ++i) {
     try {
@@ -512,6 +572,10 @@ absl::StatusOr<MatchReport> RunMatch(
   for (std::thread& t : pool) t.join();
 
   if (!write_error.ok()) return write_error;
+  report.interrupted =
+      options.interrupt != nullptr && options.interrupt->load() &&
+      static_cast<int>(report.games.size()) < report.games_scheduled &&
+      !report.stopped_early;
   report.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -1,11 +1,14 @@
 // Matches between players (selfplay/player_spec.h): game pairs with the
 // colours swapped on one opening, openings from a file or random plies,
-// parallel games, adjudication, running statistics (Elo, LOS, pentanomial
-// SPRT with early stop), round robins for more than two players, and the
-// games written as PGN-style files (engine/records/game_file_writer.h).
+// parallel games, game clocks (selfplay/game_clock.h), adjudication
+// (selfplay/adjudication.h), running statistics (Elo, LOS, pentanomial SPRT
+// with early stop), round robins or gauntlets for more than two players,
+// the games written as PGN-style files (engine/records/game_file_writer.h),
+// a match resumed from its game file, and a clean stop on request.
 #ifndef VOLKHV_SELFPLAY_MATCH_H_
 #define VOLKHV_SELFPLAY_MATCH_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -16,23 +19,12 @@
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
 #include "engine/records/game_file_writer.h"
+#include "selfplay/adjudication.h"
 #include "selfplay/elo.h"
+#include "selfplay/game_clock.h"
 #include "selfplay/player_spec.h"
 
 namespace volkhv::selfplay {
-
-// Ends games early. A zero field is off.
-struct Adjudication {
-  // A game still going after this many plies (the opening's included) is a
-  // draw.
-  int max_plies = 0;
-  // Hopeless games: when `resign_evals` consecutive evaluations reported by
-  // the players (any player that reports one; players without evaluations,
-  // such as random, are skipped) all give the same side at least
-  // `resign_score` centipawns, that side wins.
-  int resign_score = 0;
-  int resign_evals = 0;
-};
 
 // Where games start. Every opening is played twice, once with each player
 // moving first.
@@ -40,6 +32,12 @@ struct Opening {
   std::string position;            // the game's notation; "" = the start
   std::vector<std::string> moves;  // played from it before the players move
   std::string description;         // [Opening] tag
+};
+
+// Who plays whom when there are more than two players.
+enum class Tournament {
+  kRoundRobin,  // every player against every other
+  kGauntlet,    // the first player against each other one
 };
 
 struct MatchOptions {
@@ -57,12 +55,26 @@ struct MatchOptions {
   int concurrency = 1;  // games played at once (threads)
   uint64_t seed = 1;    // openings and the players' own randomness
   Adjudication adjudication;
+  Tournament tournament = Tournament::kRoundRobin;
+  // Every player's clock, unless its spec has its own (tc=); none: players
+  // move by their own limits and nobody loses on time.
+  std::optional<ClockSpec> clock;
+  int64_t time_margin_ms = 0;  // a move may overrun its clock by this much
   // Only for two players: stop when the test decides.
   std::optional<SprtParams> sprt;
   // Evaluations as {comments} in the game file.
   bool comments = true;
   // Game file ("" = none): every finished game, in finishing order.
   std::string pgn_path;
+  // Continue the match whose games `pgn_path` holds: its finished games
+  // (matched to the schedule by their [Round] and players) count and are
+  // not played again; a game cut off in writing is dropped from the file.
+  // With the same options and seed the result is the uninterrupted
+  // match's (given players that play the same move in the same position).
+  bool resume = false;
+  // When set and true, no game starts and games in progress are abandoned
+  // (not counted, not written); RunMatch returns what was finished.
+  const std::atomic<bool>* interrupt = nullptr;
   std::string event = "volkhv match";
   // [Variant] tag: "standard" or the game's options ("prince_max_steps=3").
   std::string variant = "standard";
@@ -71,7 +83,16 @@ struct MatchOptions {
 // One finished game.
 struct GameOutcome {
   // How it ended: by the rules of the game, or adjudicated.
-  enum class End { kRules, kMaxPlies, kScore, kIllegalMove };
+  enum class End {
+    kRules,
+    kMaxPlies,
+    kScore,        // Adjudication::resign_score
+    kIllegalMove,  // a built-in player's illegal move
+    kTimeForfeit,  // the loser overran its clock
+    kForfeit,      // an outside engine exited, stalled or moved illegally
+    kDraw,         // the draw rule
+    kResignation,  // the resign rule
+  };
 
   int round = 0;    // 1-based, in scheduling order
   int pair = 0;     // 0-based pair index within its pairing
@@ -80,8 +101,13 @@ struct GameOutcome {
   int second = 0;
   double first_score = 0.5;  // 1, 0.5 or 0 for the first player
   int plies = 0;             // opening included
-  std::string termination;   // "checkmate", "adjudication: 500 plies", ...
+  // "checkmate", "adjudication: 500 plies", "time forfeit", ...
+  std::string termination;
+  // Why, when the match ended it ("" for the rules): "alphabeta:depth=9
+  // took 1520 ms with 1000 ms left", "the engine exited with status 3".
+  std::string detail;
   End end = End::kRules;
+  bool resumed = false;  // read back from the game file, not played now
   Termination rules_termination = Termination::kNone;  // when kRules
   std::string start_position;           // before the opening's moves
   std::vector<Move> moves;              // every ply, the opening's included
@@ -109,12 +135,16 @@ struct MatchReport {
   std::optional<SprtParams> sprt_params;
   std::optional<SprtStatus> sprt;  // two players with SPRT
   bool stopped_early = false;      // the SPRT decided
-  double seconds = 0;
+  bool interrupted = false;        // MatchOptions::interrupt stopped it
+  int games_resumed = 0;           // of games, read back from the file
+  double seconds = 0;              // this run's, resumed games not counted
 
-  // One line: games, W-D-L of the first pairing, score, Elo, LLR.
+  // One line: games, W-D-L of the first pairing, score, Elo, LLR (or the
+  // points of each player), and the time left at this run's pace.
   std::string ProgressLine() const;
-  // The full table: per pairing W/D/L, score, Elo +/- 95 %, LOS, nElo; the
-  // SPRT; standings when more than two players.
+  // The full table: per pairing W/D/L, score, Elo +/- 95 %, LOS, nElo; how
+  // many games the match ended (time forfeits, adjudications, ...); with
+  // more than two players a table of the pairings and standings; the SPRT.
   std::string Summary() const;
 };
 
@@ -122,9 +152,10 @@ struct MatchReport {
 // call at a time).
 using MatchCallback = std::function<void(const MatchReport&)>;
 
-// Plays every pairing of `players` (two: one match; more: a round robin).
-// Errors: fewer than two players, SPRT with more than two, a bad opening,
-// an unwritable game file.
+// Plays every pairing of `players` (two: one match; more: a round robin or
+// a gauntlet). Errors: fewer than two players, SPRT with more than two, a
+// bad opening, an unwritable game file; with `resume`, a game file that is
+// not this match's (the error names the game).
 absl::StatusOr<MatchReport> RunMatch(
     const Game& game,
     const std::vector<std::shared_ptr<PlayerFactory>>& players,

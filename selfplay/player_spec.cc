@@ -64,6 +64,23 @@ class AlphaBetaFactory final : public PlayerFactory {
   search::AlphaBetaOptions options_;
 };
 
+class UciFactory final : public PlayerFactory {
+ public:
+  UciFactory(UciSpec spec, const Game* game, UciContext context)
+      : spec_(std::make_shared<const UciSpec>(std::move(spec))),
+        game_(game),
+        context_(std::move(context)) {}
+  const std::string& Name() const override { return spec_->name; }
+  std::unique_ptr<search::Player> Make(uint64_t seed) const override {
+    return std::make_unique<UciPlayer>(spec_, game_, context_);
+  }
+
+ private:
+  std::shared_ptr<const UciSpec> spec_;
+  const Game* game_;  // outlives the factory
+  UciContext context_;
+};
+
 class PolicyFactory final : public PlayerFactory {
  public:
   PolicyFactory(std::string name, std::shared_ptr<nn::Evaluator> evaluator,
@@ -143,7 +160,14 @@ std::string PlayerSpecHelp() {
          "(Gumbel AlphaZero's\n"
          "       root search, deterministic), and any search parameter, "
          "e.g. cpuct_init=2.0)\n"
-         "  any kind: name=LABEL for tables and game files\n";
+         "  uci:cmd=PATH,arg=A,arg=B,option.NAME=VALUE   an outside engine "
+         "speaking\n"
+         "      volkhv engine's protocol (also nodes=N, movetime=MS, depth=D "
+         "sent with go;\n"
+         "      timeout=MS (10000) for its start and, without a clock, past "
+         "movetime)\n"
+         "  any kind: name=LABEL for tables and game files, tc=CLOCK its own "
+         "time control\n";
 }
 
 namespace {
@@ -153,6 +177,7 @@ struct SplitSpec {
   std::string kind;
   Options options;
   std::string name;
+  std::optional<ClockSpec> clock;  // tc=, taken out of options
 };
 
 absl::StatusOr<SplitSpec> SplitPlayerSpec(std::string_view spec) {
@@ -183,6 +208,20 @@ absl::StatusOr<SplitSpec> SplitPlayerSpec(std::string_view spec) {
       split.name = value;
     }
   }
+  Options rest;
+  for (const auto& [key, value] : split.options) {
+    if (key != "tc") {
+      rest.emplace_back(key, value);
+      continue;
+    }
+    absl::StatusOr<ClockSpec> clock = ParseClockSpec(value);
+    if (!clock.ok()) {
+      return absl::InvalidArgumentError(
+          Cat("player ", kind, ": tc: ", clock.status().message()));
+    }
+    split.clock = *clock;
+  }
+  split.options = std::move(rest);
   return split;
 }
 
@@ -193,7 +232,8 @@ absl::Status UnknownKey(std::string_view kind, const std::string& key,
 }
 
 // The alphabeta kind's options.
-absl::StatusOr<AlphaBetaSpec> AlphaBetaOf(const SplitSpec& split) {
+absl::StatusOr<AlphaBetaSpec> AlphaBetaOf(const SplitSpec& split,
+                                          bool clocked) {
   const std::string_view kind = split.kind;
   AlphaBetaSpec ab;
   ab.name = split.name;
@@ -226,9 +266,11 @@ absl::StatusOr<AlphaBetaSpec> AlphaBetaOf(const SplitSpec& split) {
                         "depth, movetime, nodes, hash, qdepth, name");
     }
   }
-  if (limits.depth == 0 && limits.time_ms == 0 && limits.nodes == 0) {
+  if (limits.depth == 0 && limits.time_ms == 0 && limits.nodes == 0 &&
+      !clocked) {
     return absl::InvalidArgumentError(
-        "player alphabeta: give depth=D, movetime=MS or nodes=N");
+        "player alphabeta: give depth=D, movetime=MS, nodes=N or a clock "
+        "(tc=, --tc)");
   }
   return ab;
 }
@@ -242,14 +284,21 @@ absl::StatusOr<AlphaBetaSpec> ParseAlphaBetaSpec(std::string_view spec) {
     return absl::InvalidArgumentError(
         Cat("player ", split->kind, ": expected alphabeta:KEY=VALUE,..."));
   }
-  return AlphaBetaOf(*split);
+  if (split->clock) {
+    return absl::InvalidArgumentError(
+        "player alphabeta: tc= is for matches; the engine takes its clock "
+        "from go");
+  }
+  return AlphaBetaOf(*split, /*clocked=*/false);
 }
 
-absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
-    std::string_view spec, const Game& game,
-    const nn::EvaluatorFactory& evaluators) {
-  absl::StatusOr<SplitSpec> split = SplitPlayerSpec(spec);
-  if (!split.ok()) return split.status();
+namespace {
+
+absl::StatusOr<std::shared_ptr<PlayerFactory>> MakeUnclockedFactory(
+    const SplitSpec& split_spec, const Game& game,
+    const nn::EvaluatorFactory& evaluators, const PlayerContext& context,
+    bool clocked) {
+  const SplitSpec* split = &split_spec;
   const std::string& kind = split->kind;
   const Options& options = split->options;
   const std::string& name = split->name;
@@ -265,7 +314,7 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
   }
 
   if (kind == "alphabeta") {
-    absl::StatusOr<AlphaBetaSpec> ab = AlphaBetaOf(*split);
+    absl::StatusOr<AlphaBetaSpec> ab = AlphaBetaOf(*split, clocked);
     if (!ab.ok()) return ab.status();
     absl::StatusOr<std::unique_ptr<Heuristic>> heuristic =
         MakeHeuristic(game.Info());
@@ -325,9 +374,11 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
                 "movetime, root, name)"));
       }
     }
-    if (limits.visits == 0 && limits.nodes == 0 && limits.time_ms == 0) {
+    if (limits.visits == 0 && limits.nodes == 0 && limits.time_ms == 0 &&
+        !clocked) {
       return absl::InvalidArgumentError(
-          "player mcts: give visits=N, nodes=N or movetime=MS");
+          "player mcts: give visits=N, nodes=N, movetime=MS or a clock (tc=, "
+          "--tc)");
     }
     absl::StatusOr<std::shared_ptr<nn::Evaluator>> evaluator =
         LoadNet(kind, options, game, evaluators);
@@ -336,9 +387,35 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
                                          GameProver(game), params, limits);
   }
 
+  if (kind == "uci") {
+    absl::StatusOr<UciSpec> uci = ParseUciSpec(name, options);
+    if (!uci.ok()) return uci.status();
+    if (uci->nodes == 0 && uci->movetime_ms == 0 && uci->depth == 0 &&
+        !clocked) {
+      return absl::InvalidArgumentError(
+          "player uci: give nodes=N, movetime=MS, depth=D or a clock (tc=, "
+          "--tc)");
+    }
+    return std::make_shared<UciFactory>(*std::move(uci), &game, context.uci);
+  }
+
   return absl::InvalidArgumentError(
       Cat("unknown player kind '", kind,
-          "' (known: random, alphabeta, policy, mcts)"));
+          "' (known: random, alphabeta, policy, mcts, uci)"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<PlayerFactory>> MakePlayerFactory(
+    std::string_view spec, const Game& game,
+    const nn::EvaluatorFactory& evaluators, const PlayerContext& context) {
+  absl::StatusOr<SplitSpec> split = SplitPlayerSpec(spec);
+  if (!split.ok()) return split.status();
+  const bool clocked = context.match_clock || split->clock.has_value();
+  absl::StatusOr<std::shared_ptr<PlayerFactory>> factory =
+      MakeUnclockedFactory(*split, game, evaluators, context, clocked);
+  if (factory.ok()) (*factory)->set_clock(split->clock);
+  return factory;
 }
 
 }  // namespace volkhv::selfplay
