@@ -51,7 +51,8 @@ constexpr char kSynopsis[] =
     "             [--tournament round-robin|gauntlet]";
 
 // Set by the first SIGINT or SIGTERM: no new game starts, the tally so far
-// is printed. The second restores the default, so a third ends the process.
+// is printed. The handler then restores the default, so a second signal
+// ends the process at once.
 std::atomic<bool> g_interrupt{false};
 static_assert(std::atomic<bool>::is_always_lock_free);
 
@@ -64,7 +65,8 @@ std::vector<OptionSpec> MatchSpecs() {
   std::vector<OptionSpec> specs = GameOptionSpecs();
   const std::vector<OptionSpec> own = {
       {"player", "SPEC", "",
-       "a player (give two, or more for a round robin); SPEC below"},
+       "a player (give two, or more for a round robin or gauntlet); SPEC "
+       "below"},
       {"games", "N", "100",
        "games per pairing of players (rounded up to pairs)"},
       {"pairs", "N", "", "game pairs per pairing (instead of --games)"},
