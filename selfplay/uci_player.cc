@@ -197,6 +197,7 @@ void UciPlayer::NewGame() {
   eval_.reset();
   failure_.clear();
   start_failure_.clear();
+  known_.reset();
   if (!process_.running()) {
     start_failure_ = Launch();
     if (!start_failure_.empty()) return;
@@ -211,40 +212,59 @@ void UciPlayer::NewGame() {
   start_failure_ = WaitFor("readyok", deadline, &line);
 }
 
-std::string UciPlayer::PositionCommand(const GameState& state) const {
-  // The game's start: the state with every ply taken back; the moves
-  // forward from it, each found as the legal move reaching the next state.
+std::string UciPlayer::PositionCommand(const GameState& state) {
+  auto same = [](const GameState& x, const GameState& y) {
+    return x.PliesPlayed() == y.PliesPlayed() && x.Hash() == y.Hash() &&
+           x.PositionText() == y.PositionText();
+  };
+  // The state with its plies taken back, down to the game's start or to the
+  // state of the last call (the same game, so far); the moves forward from
+  // it, each found as the legal move that reaches the next state.
   std::vector<std::unique_ptr<GameState>> chain;
   chain.push_back(state.Clone());
-  while (chain.back()->PliesPlayed() > 0) {
-    std::unique_ptr<GameState> back = chain.back()->Clone();
-    back->Undo();
-    chain.push_back(std::move(back));
+  bool from_known = false;
+  while (true) {
+    const GameState& back = *chain.back();
+    if (known_ != nullptr && back.PliesPlayed() == known_->PliesPlayed()) {
+      from_known = same(back, *known_);
+    }
+    if (from_known || back.PliesPlayed() == 0) break;
+    std::unique_ptr<GameState> earlier = back.Clone();
+    earlier->Undo();
+    chain.push_back(std::move(earlier));
   }
   std::reverse(chain.begin(), chain.end());
   std::string moves;
   MoveList legal;
   for (size_t i = 0; i + 1 < chain.size(); ++i) {
-    std::unique_ptr<GameState> walk = chain[i]->Clone();
+    GameState& walk = *chain[i];
     legal.clear();
-    walk->LegalMoves(&legal);
+    walk.LegalMoves(&legal);
     for (Move m : legal) {
-      walk->Play(m);
-      const bool found = walk->Hash() == chain[i + 1]->Hash() &&
-                         walk->PositionText() == chain[i + 1]->PositionText();
-      walk->Undo();
+      walk.Play(m);
+      const bool found = walk.Hash() == chain[i + 1]->Hash() &&
+                         walk.PositionText() == chain[i + 1]->PositionText();
+      walk.Undo();
       if (found) {
-        Append(&moves, " ", walk->MoveText(m));
+        Append(&moves, " ", walk.MoveText(m));
         break;
       }
     }
   }
-  const std::string start = chain.front()->PositionText();
-  std::string command = start == game_->NewInitialState()->PositionText()
-                            ? std::string("position startpos")
-                            : Cat("position tfen ", start);
-  if (!moves.empty()) command += Cat(" moves", moves);
-  return command;
+  if (!from_known) {
+    const std::string start = chain.front()->PositionText();
+    known_command_ = start == game_->NewInitialState()->PositionText()
+                         ? std::string("position startpos")
+                         : Cat("position tfen ", start);
+    known_has_moves_ = false;
+  }
+  if (!moves.empty()) {
+    if (!known_has_moves_) known_command_ += " moves";
+    known_command_ += moves;
+    known_has_moves_ = true;
+  }
+  known_ = state.Clone();
+  return known_command_;
 }
 
 Move UciPlayer::ChooseMove(const GameState& state) {

@@ -82,8 +82,9 @@ class UciPlayer final : public search::Player {
                       std::string* line);
   // The engine is gone or useless: kill it, and say how it ended.
   std::string Fail(const std::string& what);
-  // `position ...` for `state`: its game's start and the moves since.
-  std::string PositionCommand(const GameState& state) const;
+  // `position ...` for `state`: its game's start and the moves since
+  // (found from the last call's on).
+  std::string PositionCommand(const GameState& state);
 
   std::shared_ptr<const UciSpec> spec_;
   const Game* game_;
@@ -93,6 +94,10 @@ class UciPlayer final : public search::Player {
   std::optional<search::PlayerEval> eval_;
   std::string failure_;
   std::string start_failure_;  // from NewGame, for the next ChooseMove
+  // The state of the last PositionCommand and its command.
+  std::unique_ptr<GameState> known_;
+  std::string known_command_;
+  bool known_has_moves_ = false;
 };
 
 }  // namespace volkhv::selfplay
