@@ -86,7 +86,8 @@ bool NoChildren() {
   return waitpid(-1, nullptr, WNOHANG) < 0 && errno == ECHILD;
 }
 
-// How many processes run `sleep <seconds>` (a scripted engine's stall).
+// How many processes run `sleep <seconds>` (a scripted engine's stall);
+// `seconds` is chosen to be this test's own.
 int ProcessesSleeping(const std::string& seconds) {
   int count = 0;
   const std::string needle = std::string("sleep") + '\0' + seconds;
@@ -339,7 +340,10 @@ TEST(MatchExternalTest,
   const std::string illegal = ScriptedEngine("illegal.sh",
                                              "echo 'info depth 1 score cp 5'; "
                                              "echo 'bestmove z9-z9'");
-  const std::string stall = ScriptedEngine("stall.sh", "sleep 987.25");
+  // A stall of a length no other process sleeps: this process's id.
+  const std::string stall_seconds = Cat(getpid(), ".25");
+  const std::string stall =
+      ScriptedEngine("stall.sh", "sleep " + stall_seconds);
   struct Case {
     std::string spec;
     std::string detail;
@@ -376,10 +380,10 @@ TEST(MatchExternalTest,
   }
   // The stall's whole process group was killed (SIGKILL is delivered at
   // once, but a loaded machine may take a moment to end the process).
-  int sleeping = ProcessesSleeping("987.25");
+  int sleeping = ProcessesSleeping(stall_seconds);
   for (int i = 0; i < 600 && sleeping > 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    sleeping = ProcessesSleeping("987.25");
+    sleeping = ProcessesSleeping(stall_seconds);
   }
   EXPECT_EQ(sleeping, 0);
 }
