@@ -19,13 +19,20 @@ torch::nn::BatchNorm2d BatchNorm(int channels) {
 
 }  // namespace
 
+torch::Tensor ApplyBatchNorm(const SharedBatchNormFunction& f,
+                             torch::nn::BatchNorm2d& bn,
+                             const torch::Tensor& x) {
+  if (f && bn->is_training()) return (*f)(*bn, x);
+  return bn(x);
+}
+
 ConvBnImpl::ConvBnImpl(int in, int out, int kernel) {
   conv = register_module("conv", Conv(in, out, kernel, /*bias=*/false));
   bn = register_module("bn", BatchNorm(out));
 }
 
 torch::Tensor ConvBnImpl::forward(const torch::Tensor& x) {
-  return bn(conv(x));
+  return ApplyBatchNorm(batch_norm, bn, conv(x));
 }
 
 SqueezeExcitationImpl::SqueezeExcitationImpl(int channels, int squeeze) {
@@ -54,8 +61,8 @@ ResidualBlockImpl::ResidualBlockImpl(int filters, int se_channels) {
 }
 
 torch::Tensor ResidualBlockImpl::forward(const torch::Tensor& x) {
-  torch::Tensor y = torch::relu(bn1(conv1(x)));
-  y = bn2(conv2(y));
+  torch::Tensor y = torch::relu(ApplyBatchNorm(batch_norm, bn1, conv1(x)));
+  y = ApplyBatchNorm(batch_norm, bn2, conv2(y));
   if (se) y = se(y);
   return torch::relu(y + x);
 }
@@ -67,7 +74,8 @@ PolicyHeadImpl::PolicyHeadImpl(int filters, int head_filters, int channels) {
 }
 
 torch::Tensor PolicyHeadImpl::forward(const torch::Tensor& x) {
-  return conv2(torch::relu(bn(conv1(x)))).flatten(1);
+  return conv2(torch::relu(ApplyBatchNorm(batch_norm, bn, conv1(x))))
+      .flatten(1);
 }
 
 ValueHeadImpl::ValueHeadImpl(int filters, int head_filters, int board_size,
@@ -80,7 +88,8 @@ ValueHeadImpl::ValueHeadImpl(int filters, int head_filters, int board_size,
 }
 
 torch::Tensor ValueHeadImpl::forward(const torch::Tensor& x) {
-  torch::Tensor v = torch::relu(bn(conv(x))).flatten(1);
+  torch::Tensor v =
+      torch::relu(ApplyBatchNorm(batch_norm, bn, conv(x))).flatten(1);
   return fc2(torch::relu(fc1(v)));
 }
 
@@ -105,6 +114,17 @@ NetworkOutput NetworkImpl::forward(const torch::Tensor& x) {
     t = block->as<ResidualBlock>()->forward(t);
   }
   return {policy(t), value(t)};
+}
+
+void NetworkImpl::SetTrainingBatchNorm(BatchNormFunction f) {
+  SharedBatchNormFunction shared;
+  if (f) shared = std::make_shared<const BatchNormFunction>(std::move(f));
+  input->batch_norm = shared;
+  for (const auto& block : *blocks) {
+    block->as<ResidualBlock>()->batch_norm = shared;
+  }
+  policy->batch_norm = shared;
+  value->batch_norm = shared;
 }
 
 }  // namespace volkhv::nn

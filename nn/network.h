@@ -12,11 +12,27 @@
 
 #include <torch/torch.h>
 
+#include <functional>
+#include <memory>
 #include <vector>
 
 #include "proto/network.pb.h"
 
 namespace volkhv::nn {
+
+// What a batch norm of the network computes in training mode, in place of
+// LibTorch's BatchNorm2d (whose statistics are those of this process's
+// batch): distributed training installs one whose statistics are those of
+// every process's batch (training/sync_batch_norm.h). It must update the
+// module's running statistics as BatchNorm2d does.
+using BatchNormFunction = std::function<torch::Tensor(
+    torch::nn::BatchNorm2dImpl&, const torch::Tensor&)>;
+using SharedBatchNormFunction = std::shared_ptr<const BatchNormFunction>;
+
+// bn(x), or `f`(bn, x) when `f` is set and bn is in training mode.
+torch::Tensor ApplyBatchNorm(const SharedBatchNormFunction& f,
+                             torch::nn::BatchNorm2d& bn,
+                             const torch::Tensor& x);
 
 // 3x3 or 1x1 convolution without bias followed by batch norm.
 class ConvBnImpl : public torch::nn::Module {
@@ -26,6 +42,7 @@ class ConvBnImpl : public torch::nn::Module {
 
   torch::nn::Conv2d conv{nullptr};
   torch::nn::BatchNorm2d bn{nullptr};
+  SharedBatchNormFunction batch_norm;  // null: LibTorch's
 };
 TORCH_MODULE(ConvBn);
 
@@ -46,7 +63,8 @@ class ResidualBlockImpl : public torch::nn::Module {
 
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm2d bn1{nullptr}, bn2{nullptr};
-  SqueezeExcitation se{nullptr};  // null without SE
+  SqueezeExcitation se{nullptr};       // null without SE
+  SharedBatchNormFunction batch_norm;  // null: LibTorch's
 };
 TORCH_MODULE(ResidualBlock);
 
@@ -58,6 +76,7 @@ class PolicyHeadImpl : public torch::nn::Module {
 
   torch::nn::Conv2d conv1{nullptr}, conv2{nullptr};
   torch::nn::BatchNorm2d bn{nullptr};
+  SharedBatchNormFunction batch_norm;  // null: LibTorch's
 };
 TORCH_MODULE(PolicyHead);
 
@@ -70,6 +89,7 @@ class ValueHeadImpl : public torch::nn::Module {
   torch::nn::Conv2d conv{nullptr};
   torch::nn::BatchNorm2d bn{nullptr};
   torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  SharedBatchNormFunction batch_norm;  // null: LibTorch's
 };
 TORCH_MODULE(ValueHead);
 
@@ -89,6 +109,10 @@ class NetworkImpl : public torch::nn::Module {
   NetworkOutput forward(const torch::Tensor& x);
 
   const proto::Architecture& architecture() const { return arch_; }
+
+  // Every batch norm of the network computes with `f` in training mode
+  // (empty: LibTorch's BatchNorm2d, the default). Not saved with the module.
+  void SetTrainingBatchNorm(BatchNormFunction f);
 
   ConvBn input{nullptr};
   torch::nn::ModuleList blocks{nullptr};  // of ResidualBlock
