@@ -1,5 +1,6 @@
 // `volkhv train`: trains a network on a directory of game records and writes
 // the next generation's network file (training/trainer.h).
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -8,8 +9,9 @@
 #include "absl/strings/str_format.h"
 #include "cli/commands.h"
 #include "cli/game_setup.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/strings.h"
+#include "training/distributed.h"
 #include "training/trainer.h"
 #include "training/training_config.h"
 
@@ -22,10 +24,15 @@ constexpr char kUsage[] =
     "                    [--checkpoint FILE] [--log FILE.csv] [--generation "
     "N]\n"
     "                    [--threads N] [--device cpu|cuda]\n"
+    "                    [--world-size N --rank R --master ADDR:PORT]\n"
+    "                    [--dist-timeout-s S] [--dist-backend gloo|nccl]\n"
     "Trains the input net on the records' replay window and writes the next\n"
     "generation. Resumes from --checkpoint when the file exists (an\n"
     "interrupted call continues exactly). Command-line values override the\n"
-    "config file.\n";
+    "config file. With --world-size N, N processes (ranks 0..N-1, started\n"
+    "alike) train together, each on a slice of every batch; without the\n"
+    "flags WORLD_SIZE, RANK, MASTER_ADDR and MASTER_PORT are read. Rank 0\n"
+    "writes the checkpoint, the log and the net.\n";
 
 std::string Percent(double share) {
   return absl::StrFormat("%.1f%%", 100 * share);
@@ -100,6 +107,15 @@ int RunTrain(const std::vector<std::string>& args) {
       {"threads", "N", "1",
        "LibTorch threads of the optimiser (0 = one per core)"},
       {"device", "NAME", "cpu", "cpu, cuda or cuda:N"},
+      {"world-size", "N", "1",
+       "processes training together, 1..64 (else $WORLD_SIZE)"},
+      {"rank", "R", "0", "this process, 0..N-1 (else $RANK)"},
+      {"master", "ADDR:PORT", "",
+       "where rank 0 listens for the others (else $MASTER_ADDR:$MASTER_PORT)"},
+      {"dist-timeout-s", "S", "300",
+       "seconds to wait for the other processes, at the start and in each "
+       "exchange"},
+      {"dist-backend", "NAME", "gloo", "gloo (CPU) or nccl (CUDA builds)"},
       {"help", "", "", "print this help"},
   };
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
@@ -139,6 +155,21 @@ int RunTrain(const std::vector<std::string>& args) {
   }
   absl::StatusOr<int> threads = cl->GetInt("threads", 0, 256);
   if (!threads.ok()) return Fail("train", threads.status(), kExitUsage);
+  training::DistributedFlags dist_flags;
+  auto given = [&](const char* name) {
+    return cl->Given(name) ? cl->Get(name) : std::string();
+  };
+  dist_flags.world_size = given("world-size");
+  dist_flags.rank = given("rank");
+  dist_flags.master = given("master");
+  dist_flags.timeout_s = given("dist-timeout-s");
+  dist_flags.backend = given("dist-backend");
+  absl::StatusOr<training::DistributedOptions> distributed =
+      training::ResolveDistributedOptions(
+          dist_flags, [](const char* name) { return std::getenv(name); });
+  if (!distributed.ok()) {
+    return Fail("train", distributed.status(), kExitUsage);
+  }
 
   training::TrainerOptions options;
   options.config = config;
@@ -148,13 +179,15 @@ int RunTrain(const std::vector<std::string>& args) {
   options.log_csv = cl->Get("log");
   options.threads = *threads;
   options.device = cl->Get("device");
+  options.distributed = *distributed;
   if (cl->Given("generation")) {
     absl::StatusOr<int> generation = cl->GetInt("generation", 0, 1000000000);
     if (!generation.ok()) return Fail("train", generation.status(), kExitUsage);
     options.generation = *generation;
   }
   options.warn = [](const std::string& line) { std::cerr << line << "\n"; };
-  options.progress = PrintProgress;
+  // Across processes rank 0 speaks for all.
+  if (options.distributed.rank == 0) options.progress = PrintProgress;
 
   // The net must be for --game.
   absl::StatusOr<nn::NetworkWeights> net =
@@ -174,10 +207,15 @@ int RunTrain(const std::vector<std::string>& args) {
   const training::Trainer& t = **trainer;
   const training::DatasetStats& d = t.data_stats();
   std::cout << absl::StrFormat(
-      "training %s generation %d: steps %d -> %d, batch %d, %s, on %s%s; "
+      "training %s generation %d: steps %d -> %d, batch %d%s, %s, on %s%s; "
       "window %d of %d positions%s\n",
       cl->Get("game"), t.generation(), t.step(), t.target_step(),
       t.config().batch_size(),
+      t.world_size() > 1
+          ? absl::StrFormat(" (rank %d of %d: %d positions)", t.rank(),
+                            t.world_size(),
+                            t.config().batch_size() / t.world_size())
+          : std::string(),
       t.config().optimizer() == proto::TrainingConfig::ADAMW ? "AdamW" : "SGD",
       options.device,
       t.config().mixed_precision() == proto::TrainingConfig::BF16
@@ -189,6 +227,12 @@ int RunTrain(const std::vector<std::string>& args) {
   const std::string& out = cl->Get("net-out");
   absl::StatusOr<training::TrainSummary> summary = (*trainer)->Run(out);
   if (!summary.ok()) return Fail("train", summary.status(), kExitInvalidInput);
+  if (t.rank() != 0) {
+    std::cout << absl::StrFormat(
+        "rank %d of %d: trained %d steps to step %d; rank 0 writes %s\n",
+        t.rank(), t.world_size(), summary->steps_run, summary->step, out);
+    return kExitOk;
+  }
   PrintSummary(*summary, out);
   return kExitOk;
 }

@@ -36,6 +36,21 @@ message(STATUS "Volkhv: LibTorch ${Torch_VERSION} at ${Torch_DIR}, CUDA "
   "${VOLKHV_TORCH_CUDA}")
 
 
+# Gloo's headers (Debian's libgloo-dev): c10d's ProcessGroupGloo, whose
+# code is in libtorch_cpu, includes them. Without them `volkhv train
+# --world-size N` (training/process_group.cc) says that this build cannot
+# train across processes; everything else builds as before.
+find_path(VOLKHV_GLOO_INCLUDE_DIR gloo/context.h HINTS ${TORCH_INCLUDE_DIRS})
+find_library(VOLKHV_GLOO_LIBRARY gloo)
+if(VOLKHV_GLOO_INCLUDE_DIR AND VOLKHV_GLOO_LIBRARY AND
+   EXISTS "${VOLKHV_GLOO_INCLUDE_DIR}/gloo/context.h")
+  set(VOLKHV_HAVE_GLOO on)
+else()
+  set(VOLKHV_HAVE_GLOO off)
+endif()
+message(STATUS "Volkhv: Gloo for training across processes: "
+  "${VOLKHV_HAVE_GLOO}")
+
 find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 
 # Debian builds cpp-httplib as a library (libcpp-httplib.so) whose header

@@ -11,6 +11,8 @@ packages=(
   libabsl-dev libgtest-dev libgmock-dev
   libprotobuf-dev protobuf-compiler
   libtorch-dev libeigen3-dev nlohmann-json3-dev
+  # Gloo's headers, for training across processes (c10d's ProcessGroupGloo).
+  libgloo-dev
   # Without it Debian's libtorch falls back to reference BLAS (~30x slower
   # dense layers).
   libopenblas0-pthread

@@ -8,6 +8,7 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "engine/games/games.h"
 #include "engine/util/files.h"
 #include "engine/util/strings.h"
@@ -27,6 +29,8 @@
 #include "nn/network.h"
 #include "nn/torch_weights.h"
 #include "training/prefetcher.h"
+#include "training/process_group.h"
+#include "training/sync_batch_norm.h"
 #include "training/training_config.h"
 
 namespace volkhv::training {
@@ -163,11 +167,11 @@ std::string Number(double v) { return absl::StrFormat("%.6g", v); }
 void DefaultWarn(const std::string& line) { std::cerr << line << "\n"; }
 
 // A step allocates and frees tensors of tens of MB (the largest
-// game's policy logits alone are batch x 32768 floats). glibc serves blocks of 32 MB and more
-// with mmap and unmaps them when freed, so the kernel maps and zeroes those
-// pages again at every step. Serving everything from the heap and never
-// trimming it removes that (measured with the default CPU net at batch 256:
-// kernel time 1.4 s -> 0.4 s per 10 steps, 20 % less wall time).
+// game's policy logits alone are batch x 32768 floats). glibc serves blocks of
+// 32 MB and more with mmap and unmaps them when freed, so the kernel maps and
+// zeroes those pages again at every step. Serving everything from the heap and
+// never trimming it removes that (measured with the default CPU net at batch
+// 256: kernel time 1.4 s -> 0.4 s per 10 steps, 20 % less wall time).
 // Process-wide; the memory stays with the process.
 void KeepLargeBlocksInTheHeap() {
 #if defined(__GLIBC__)
@@ -207,6 +211,15 @@ BatchTensors ToTensors(const Batch& b, const InputShape& shape,
   };
 }
 
+// Across processes every rank trains on an equal slice of each batch.
+absl::Status CheckBatchSplit(int batch_size, int world_size) {
+  if (batch_size % world_size == 0) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      Cat("training.batch_size ", batch_size,
+          " is not a multiple of the world size ", world_size,
+          " (every rank trains an equal slice of each batch)"));
+}
+
 }  // namespace
 
 std::string TrainingLogHeader() {
@@ -217,6 +230,8 @@ std::string TrainingLogHeader() {
 }
 
 struct Trainer::Impl {
+  // Null in one process. First, so that it goes last.
+  std::unique_ptr<ProcessGroup> group;
   TrainerOptions options;
   proto::TrainerState state;
   torch::Device device{torch::kCPU};
@@ -243,6 +258,12 @@ struct Trainer::Impl {
   Losses last_validation;
 
   const proto::TrainingConfig& config() const { return state.config(); }
+  int rank() const { return group ? group->rank() : 0; }
+  int world_size() const { return group ? group->world_size() : 1; }
+  // Only rank 0 writes the run's files and validates.
+  bool writes_files() const { return rank() == 0; }
+  // Positions of each step's batch that this rank trains on.
+  int local_batch() const { return config().batch_size() / world_size(); }
   bool bf16() const {
     return config().mixed_precision() == proto::TrainingConfig::BF16;
   }
@@ -364,7 +385,7 @@ struct Trainer::Impl {
   }
 
   absl::Status SaveCheckpoint() {
-    if (options.checkpoint.empty()) return absl::OkStatus();
+    if (options.checkpoint.empty() || !writes_files()) return absl::OkStatus();
     if (!ModuleFinite()) {
       return absl::DataLossError(
           Cat(options.checkpoint,
@@ -398,16 +419,19 @@ struct Trainer::Impl {
     return WriteFileAtomically(options.checkpoint, out.str());
   }
 
-  // Reads a checkpoint's state and module; the optimiser is loaded later
-  // (LoadOptimizer) from the returned archive.
+  // The checkpoint file's bytes.
+  absl::StatusOr<std::string> ReadCheckpointFile() const {
+    return ReadWholeFile(options.checkpoint, 4 * nn::kMaxNetworkFileBytes,
+                         "checkpoint");
+  }
+
+  // Parses a checkpoint's bytes: its state into `out`; the module and the
+  // optimiser are loaded later from the returned archive.
   absl::StatusOr<std::unique_ptr<torch::serialize::InputArchive>>
-  ReadCheckpoint(proto::TrainerState* out) {
-    absl::StatusOr<std::string> bytes = ReadWholeFile(
-        options.checkpoint, 4 * nn::kMaxNetworkFileBytes, "checkpoint");
-    if (!bytes.ok()) return bytes.status();
+  ParseCheckpoint(const std::string& bytes, proto::TrainerState* out) {
     auto archive = std::make_unique<torch::serialize::InputArchive>();
     try {
-      std::istringstream in(*bytes);
+      std::istringstream in(bytes);
       archive->load_from(in, device);
       torch::Tensor state_bytes;
       archive->read("trainer_state", state_bytes);
@@ -425,6 +449,160 @@ struct Trainer::Impl {
     return archive;
   }
 
+  // Across processes: rank 0's checkpoint bytes on every rank ("" when it
+  // has none); an error of rank 0's reading on every rank.
+  absl::StatusOr<std::string> ShareCheckpoint() {
+    // 'N': no checkpoint; 'C' and the bytes; 'E' and rank 0's error.
+    std::string envelope;
+    if (rank() == 0) {
+      envelope = "N";
+      if (!options.checkpoint.empty() &&
+          std::filesystem::exists(options.checkpoint)) {
+        absl::StatusOr<std::string> bytes = ReadCheckpointFile();
+        envelope =
+            bytes.ok() ? Cat("C", *bytes) : Cat("E", bytes.status().message());
+      }
+    }
+    if (absl::Status s =
+            group->BroadcastBytes(&envelope, "sharing rank 0's checkpoint");
+        !s.ok()) {
+      return s;
+    }
+    if (envelope.empty() || envelope[0] == 'N') return std::string();
+    if (envelope[0] == 'E') {
+      return absl::FailedPreconditionError(
+          Cat(rank() == 0 ? "" : "rank 0: ", envelope.substr(1)));
+    }
+    return envelope.substr(1);
+  }
+
+  // Across processes: rank 0's parameters and buffers on every rank.
+  absl::Status ShareModule() {
+    try {
+      torch::NoGradGuard no_grad;
+      for (const torch::Tensor& p : module->parameters()) {
+        torch::Tensor data = p.detach();
+        group->BroadcastOrThrow(data);
+      }
+      for (const torch::Tensor& b : module->buffers()) {
+        torch::Tensor data = b.detach();
+        group->BroadcastOrThrow(data);
+      }
+    } catch (const std::exception& e) {
+      return absl::UnavailableError(
+          Cat("sharing rank 0's weights (rank ", rank(), "): ", e.what()));
+    }
+    return absl::OkStatus();
+  }
+
+  // Across processes: the call and the data of every rank are rank 0's. A
+  // rank whose record files differ reads rank 0's (`data_options` with
+  // them); one whose configuration, steps or generation differ fails.
+  absl::Status AgreeWithRankZero(DatasetOptions data_options) {
+    auto summary = [&] {
+      proto::TrainerState s;
+      *s.mutable_config() = state.config();
+      s.set_step(state.step());
+      s.set_target_step(state.target_step());
+      s.set_generation(state.generation());
+      for (const std::string& f : dataset->record_files()) {
+        s.add_record_files(f);
+      }
+      return s;
+    };
+    proto::TrainerState mine = summary();
+    std::string bytes;
+    if (rank() == 0 && !mine.SerializeToString(&bytes)) {
+      return absl::InternalError("cannot serialize the trainer state");
+    }
+    if (absl::Status s =
+            group->BroadcastBytes(&bytes, "comparing the ranks' training");
+        !s.ok()) {
+      return s;
+    }
+    proto::TrainerState zero;
+    if (!zero.ParseFromString(bytes)) {
+      return absl::DataLossError("rank 0's training state arrived damaged");
+    }
+    std::vector<std::string> differ;
+    if (!google::protobuf::util::MessageDifferencer::Equivalent(
+            zero.config(), mine.config())) {
+      differ.push_back("training configuration");
+    }
+    if (zero.step() != mine.step() ||
+        zero.target_step() != mine.target_step()) {
+      differ.push_back(Cat("steps ", mine.step(), " -> ", mine.target_step(),
+                           " (rank 0: ", zero.step(), " -> ",
+                           zero.target_step(), ")"));
+    }
+    if (zero.generation() != mine.generation()) {
+      differ.push_back(Cat("generation ", mine.generation(),
+                           " (rank 0: ", zero.generation(), ")"));
+    }
+    if (!differ.empty()) {
+      return absl::FailedPreconditionError(
+          Cat("rank ", rank(), ": its ", absl::StrJoin(differ, ", "),
+              " differ from rank 0's; start every rank with the same "
+              "--config, --steps, --batch, --net-in, --generation and "
+              "--records"));
+    }
+    if (!std::equal(zero.record_files().begin(), zero.record_files().end(),
+                    mine.record_files().begin(), mine.record_files().end())) {
+      options.warn(Cat("note: rank ", rank(), " reads rank 0's ",
+                       zero.record_files_size(), " record files (it saw ",
+                       mine.record_files_size(), ")"));
+      data_options.record_files.assign(zero.record_files().begin(),
+                                       zero.record_files().end());
+      absl::StatusOr<std::unique_ptr<Dataset>> reloaded =
+          Dataset::Load(data_options, options.warn);
+      if (!reloaded.ok()) return reloaded.status();
+      dataset = *std::move(reloaded);
+    }
+    // The same files must hold the same positions for every rank.
+    const DatasetStats& d = dataset->stats();
+    torch::Tensor counts =
+        torch::tensor({static_cast<int64_t>(d.window_positions),
+                       static_cast<int64_t>(dataset->train().size()),
+                       static_cast<int64_t>(d.validation_positions)},
+                      torch::kInt64);
+    torch::Tensor zero_counts = counts.clone();
+    if (absl::Status s =
+            group->Broadcast(zero_counts, "comparing the ranks' records");
+        !s.ok()) {
+      return s;
+    }
+    if (!torch::equal(counts, zero_counts)) {
+      return absl::FailedPreconditionError(
+          Cat("rank ", rank(), ": its records under ", options.records_dir,
+              " hold other positions than rank 0's (window ",
+              d.window_positions, ", rank 0's ", zero_counts[0].item<int64_t>(),
+              "); every rank must see the same record files"));
+    }
+    return absl::OkStatus();
+  }
+
+  // Across processes: every gradient averaged over the ranks (one
+  // all-reduce of them all, flattened).
+  void AverageGradients() {
+    std::vector<torch::Tensor> grads;
+    for (torch::Tensor& p : module->parameters()) {
+      if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+      grads.push_back(p.grad());
+    }
+    std::vector<torch::Tensor> flat_parts;
+    flat_parts.reserve(grads.size());
+    for (const torch::Tensor& g : grads) flat_parts.push_back(g.reshape({-1}));
+    torch::Tensor flat = torch::cat(flat_parts);
+    group->AllReduceSumOrThrow(flat);
+    flat.div_(world_size());
+    int64_t offset = 0;
+    for (torch::Tensor& g : grads) {
+      const int64_t n = g.numel();
+      g.view({-1}).copy_(flat.narrow(0, offset, n));
+      offset += n;
+    }
+  }
+
   // One optimiser step.
   absl::StatusOr<Losses> Step() {
     const int64_t step = state.step();
@@ -434,6 +612,10 @@ struct Trainer::Impl {
       const int batch_size = config().batch_size();
       const bool augment = config().symmetry_augmentation();
       const int64_t target = state.target_step();
+      // Across processes this rank's slice of the step's batch.
+      const int world = world_size();
+      const int first = rank() * local_batch();
+      const int count = local_batch();
       const ValueTarget value{
           .result_discount = config().result_discount(),
           .search_value_weight = config().search_value_weight(),
@@ -445,8 +627,13 @@ struct Trainer::Impl {
               batch->size = 0;
               return absl::OkStatus();
             }
-            return data->BuildBatch(
-                data->SampleBatch(seed, s, batch_size, augment), value, batch);
+            std::vector<Sample> samples =
+                data->SampleBatch(seed, s, batch_size, augment);
+            if (world > 1) {
+              samples = std::vector<Sample>(samples.begin() + first,
+                                            samples.begin() + first + count);
+            }
+            return data->BuildBatch(samples, value, batch);
           },
           step, config().loader_threads(), config().prefetch_batches());
       line_wait_start = 0;
@@ -455,7 +642,7 @@ struct Trainer::Impl {
     absl::StatusOr<const Batch*> next = prefetcher->Next();
     if (!next.ok()) return next.status();
     const Batch& b = **next;
-    if (b.step != step || b.size != config().batch_size()) {
+    if (b.step != step || b.size != local_batch()) {
       return absl::InternalError(Cat("the prefetcher built step ", b.step, " (",
                                      b.size, " positions), not ", step));
     }
@@ -479,6 +666,13 @@ struct Trainer::Impl {
           -(wdl * torch::log_softmax(out.wdl, 1)).sum(1).mean();
       torch::Tensor total = config().policy_loss_weight() * policy_loss +
                             config().value_loss_weight() * value_loss;
+      if (group) {
+        absl::StatusOr<Losses> update = DistributedUpdate(
+            step, out, policy_loss, value_loss, total, best, wdl);
+        if (!update.ok()) return update.status();
+        FinishStep(step, start);
+        return *update;
+      }
       // A non-finite loss would put NaN into every weight: refused before
       // the optimiser sees it, naming where the batch came from.
       const double total_value = total.item<double>();
@@ -502,25 +696,101 @@ struct Trainer::Impl {
               .contiguous();
       const double* s = stats.data_ptr<double>();
       losses = LossesFromSums(s, 1, n);
-      if (state.pending_sums_size() != kStats) {
-        state.clear_pending_sums();
-        for (int i = 0; i < kStats; ++i) state.add_pending_sums(0);
-      }
-      for (int i = 0; i < kStats; ++i) {
-        state.set_pending_sums(i, state.pending_sums(i) + s[i]);
-      }
+      AddPendingSums(s);
     } catch (const c10::Error& e) {
       return TorchError(Cat("training step ", step), e);
+    } catch (const std::exception& e) {  // Gloo's, from the batch norms
+      return StepError(step, e);
     }
+    FinishStep(step, start);
+    return losses;
+  }
+
+  void AddPendingSums(const double* s) {
+    if (state.pending_sums_size() != kStats) {
+      state.clear_pending_sums();
+      for (int i = 0; i < kStats; ++i) state.add_pending_sums(0);
+    }
+    for (int i = 0; i < kStats; ++i) {
+      state.set_pending_sums(i, state.pending_sums(i) + s[i]);
+    }
+  }
+
+  // The counters after the step `step` begun at `start` (the positions of
+  // the global batch).
+  void FinishStep(int64_t step, Clock::time_point start) {
+    const int64_t positions = config().batch_size();
     state.set_pending_steps(state.pending_steps() + 1);
     state.set_step(step + 1);
-    state.set_training_positions(state.training_positions() + b.size);
+    state.set_training_positions(state.training_positions() + positions);
     const double seconds = SecondsSince(start);
     train_seconds += seconds;
     line_seconds += seconds;
-    line_positions += b.size;
+    line_positions += positions;
     ++steps_run;
-    positions_run += b.size;
+    positions_run += positions;
+  }
+
+  // A failed collective of step `step` (or any other exception there).
+  absl::Status StepError(int64_t step, const std::exception& e) const {
+    std::string why(e.what());
+    if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e)) {
+      why = c10_error->what_without_backtrace();
+    }
+    if (const size_t eol = why.find('\n'); eol != std::string::npos) {
+      why.resize(eol);
+    }
+    if (!group)
+      return absl::InternalError(Cat("training step ", step, ": ", why));
+    return absl::UnavailableError(
+        Cat("training step ", step + 1, " (rank ", rank(), " of ", world_size(),
+            "): ", why,
+            "; another rank failed or stopped, or a collective waited more "
+            "than ",
+            options.distributed.timeout_seconds,
+            " s; start every rank again to resume from rank 0's checkpoint"));
+  }
+
+  // Across processes, the rest of step `step` after the forward pass: the
+  // global batch's losses (the mean of the ranks' means, the slices being
+  // equal), refused when not finite on every rank alike; the backward
+  // pass; the gradients averaged; the optimiser's step.
+  absl::StatusOr<Losses> DistributedUpdate(int64_t step,
+                                           const nn::NetworkOutput& out,
+                                           const torch::Tensor& policy_loss,
+                                           const torch::Tensor& value_loss,
+                                           const torch::Tensor& total,
+                                           const torch::Tensor& best,
+                                           const torch::Tensor& wdl) {
+    torch::Tensor stats;
+    try {
+      {
+        torch::NoGradGuard no_grad;
+        torch::Tensor policy_hit =
+            out.policy.argmax(1).eq(best).to(torch::kFloat32).mean();
+        torch::Tensor value_hit =
+            out.wdl.argmax(1).eq(wdl.argmax(1)).to(torch::kFloat32).mean();
+        stats = torch::stack({policy_loss.detach(), value_loss.detach(),
+                              total.detach(), policy_hit, value_hit})
+                    .to(torch::kCPU, torch::kFloat64)
+                    .contiguous();
+        group->AllReduceSumOrThrow(stats);
+        stats.div_(world_size());
+      }
+      const double* s = stats.data_ptr<double>();
+      if (!std::isfinite(s[kTotal])) {
+        return NonFiniteLoss(step, s[kPolicy], s[kValue]);
+      }
+      optimizer->zero_grad();
+      total.backward();
+      AverageGradients();
+      optimizer->step();
+      AddPendingSums(s);
+    } catch (const std::exception& e) {
+      return StepError(step, e);
+    }
+    const Losses losses =
+        LossesFromSums(stats.data_ptr<double>(), 1, config().batch_size());
     return losses;
   }
 
@@ -576,7 +846,7 @@ struct Trainer::Impl {
   }
 
   absl::Status WriteLogLine(const TrainProgress& p) {
-    if (options.log_csv.empty()) return absl::OkStatus();
+    if (options.log_csv.empty() || !writes_files()) return absl::OkStatus();
     std::FILE* f = std::fopen(options.log_csv.c_str(), "a");
     if (f == nullptr) {
       return absl::UnavailableError(
@@ -708,6 +978,21 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
   KeepLargeBlocksInTheHeap();
   auto impl = std::make_unique<Impl>();
   Impl& t = *impl;
+  if (options.distributed.enabled()) {
+    if (absl::Status s = CheckDistributedOptions(options.distributed);
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckBatchSplit(options.config.batch_size(),
+                                         options.distributed.world_size);
+        !s.ok()) {
+      return s;
+    }
+    absl::StatusOr<std::unique_ptr<ProcessGroup>> group =
+        ProcessGroup::Connect(options.distributed);
+    if (!group.ok()) return group.status();
+    t.group = *std::move(group);
+  }
   t.options = options;
   absl::StatusOr<torch::Device> device = ParseDevice(options.device);
   if (!device.ok()) return device.status();
@@ -746,14 +1031,30 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
   }
 
   proto::TrainerState& state = t.state;
-  const bool have_checkpoint = !options.checkpoint.empty() &&
-                               std::filesystem::exists(options.checkpoint);
+  // Across processes rank 0 reads the checkpoint for every rank.
+  std::string checkpoint_bytes;
+  bool have_checkpoint = false;
+  if (t.group) {
+    absl::StatusOr<std::string> shared = t.ShareCheckpoint();
+    if (!shared.ok()) return shared.status();
+    checkpoint_bytes = *std::move(shared);
+    have_checkpoint = !checkpoint_bytes.empty();
+  } else {
+    have_checkpoint = !options.checkpoint.empty() &&
+                      std::filesystem::exists(options.checkpoint);
+    if (have_checkpoint) {
+      absl::StatusOr<std::string> bytes = t.ReadCheckpointFile();
+      if (!bytes.ok()) return bytes.status();
+      checkpoint_bytes = *std::move(bytes);
+    }
+  }
   bool load_optimizer = false;
   bool new_call = !have_checkpoint;  // not the resume of an earlier call
   std::unique_ptr<torch::serialize::InputArchive> archive;
   if (have_checkpoint) {
     absl::StatusOr<std::unique_ptr<torch::serialize::InputArchive>> read =
-        t.ReadCheckpoint(&state);
+        t.ParseCheckpoint(checkpoint_bytes, &state);
+    checkpoint_bytes.clear();
     if (!read.ok()) return read.status();
     archive = *std::move(read);
     if (!google::protobuf::util::MessageDifferencer::Equivalent(
@@ -832,6 +1133,14 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
   state.set_records_dir(options.records_dir);
   state.mutable_config()->set_mixed_precision(options.config.mixed_precision());
   if (absl::Status s = t.CheckMixedPrecision(input_shape); !s.ok()) return s;
+  if (t.group) {
+    if (absl::Status s =
+            CheckBatchSplit(state.config().batch_size(), t.world_size());
+        !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = t.ShareModule(); !s.ok()) return s;
+  }
 
   if (absl::Status s = t.MakeOptimizer(); !s.ok()) return s;
   if (load_optimizer) {
@@ -845,8 +1154,9 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
   }
 
   // The CSV lines written after the checkpoint of an interrupted call.
-  if (have_checkpoint && state.step() < state.target_step() &&
-      !options.log_csv.empty() && state.log_path() == options.log_csv &&
+  if (have_checkpoint && t.writes_files() &&
+      state.step() < state.target_step() && !options.log_csv.empty() &&
+      state.log_path() == options.log_csv &&
       FileSize(options.log_csv) > state.log_bytes()) {
     std::error_code error;
     std::filesystem::resize_file(options.log_csv, state.log_bytes(), error);
@@ -888,8 +1198,20 @@ absl::StatusOr<std::unique_ptr<Trainer>> Trainer::Create(
             d.games_invalid, " invalid; ", d.validation_positions,
             " validation positions)"));
   }
-  t.validation_sample = t.dataset->ValidationSample(
-      state.config().seed(), state.config().validation_positions());
+  if (t.group) {
+    if (absl::Status s = t.AgreeWithRankZero(data_options); !s.ok()) {
+      return s;
+    }
+    state.clear_record_files();
+    for (const std::string& f : t.dataset->record_files()) {
+      state.add_record_files(f);
+    }
+    t.module->SetTrainingBatchNorm(SyncBatchNorm(t.group.get()));
+  }
+  if (t.writes_files()) {
+    t.validation_sample = t.dataset->ValidationSample(
+        state.config().seed(), state.config().validation_positions());
+  }
   t.first_step = state.step();
   // A new call checkpoints its start (with the log's length and the record
   // files it reads), so that a call killed or failing before its first
@@ -947,6 +1269,7 @@ absl::StatusOr<nn::NetworkWeights> Trainer::ExportWeights() {
 }
 
 absl::Status Trainer::Export(const std::string& path) {
+  if (!impl_->writes_files()) return absl::OkStatus();
   absl::StatusOr<nn::NetworkWeights> weights = ExportWeights();
   if (!weights.ok()) return weights.status();
   return nn::WriteNetworkWeights(*weights, path);
@@ -960,5 +1283,7 @@ const DatasetStats& Trainer::data_stats() const {
   return impl_->dataset->stats();
 }
 int Trainer::generation() const { return impl_->state.generation(); }
+int Trainer::rank() const { return impl_->rank(); }
+int Trainer::world_size() const { return impl_->world_size(); }
 
 }  // namespace volkhv::training

@@ -34,6 +34,27 @@
 // Without a checkpoint the module starts from the input net's weights and
 // the step counter from its provenance.training_steps.
 //
+// Across processes (TrainerOptions::distributed, world size N > 1; c10d's
+// Gloo process group, training/process_group.h): every rank runs the same
+// call, N ranks as one process would. Create meets the other ranks first
+// (failing after distributed.timeout_seconds if they do not all arrive).
+// Then rank 0 alone reads the checkpoint and sends its bytes to every rank,
+// so all resume from the same one; the module's parameters and buffers are
+// then rank 0's on every rank; each rank reads the records itself, and
+// takes rank 0's list of record files when its own differs; a rank whose
+// configuration, step or generation differs from rank 0's fails. Each step
+// every rank takes its slice of the global batch (the sampler's
+// batch_size positions of the step; rank r the r-th of N equal slices, so
+// batch_size must be a multiple of N), batch norms normalise with the
+// statistics of the global batch (training/sync_batch_norm.h: the running
+// statistics, too, are the global batch's, the same on every rank), the
+// gradients are averaged over the ranks before the optimiser's step, and
+// the losses logged are the global batch's. The result is one process's
+// with the whole batch up to rounding. Rank 0 alone validates and writes
+// the checkpoint, the CSV log and the exported net; the other ranks write
+// nothing. A rank that fails or dies makes the others fail at their next
+// collective; starting all ranks again resumes from rank 0's checkpoint.
+//
 // Thread-safety: a Trainer is used from one thread.
 #ifndef VOLKHV_TRAINING_TRAINER_H_
 #define VOLKHV_TRAINING_TRAINER_H_
@@ -49,6 +70,7 @@
 #include "nn/weights_file.h"
 #include "proto/training_config.pb.h"
 #include "training/dataset.h"
+#include "training/distributed.h"
 
 namespace volkhv::training {
 
@@ -91,18 +113,20 @@ struct TrainerOptions {
   // LibTorch intra-op threads of the optimiser; 0 = LibTorch's default.
   int threads = 1;
   std::string device = "cpu";  // "cpu", "cuda", "cuda:N"
-  WarnFunction warn;           // default: lines to stderr
+  // Training across processes; world_size 1 (the default) is one process.
+  DistributedOptions distributed;
+  WarnFunction warn;  // default: lines to stderr
   std::function<void(const TrainProgress&)> progress;  // optional
 };
 
 struct TrainSummary {
   bool resumed = false;
-  int64_t first_step = 0;  // step when this process started training
-  int64_t step = 0;        // final step
-  int64_t steps_run = 0;   // by this process
-  int64_t positions_trained = 0;
-  double load_seconds = 0;   // reading and checking the records
-  double train_seconds = 0;  // wall time of the optimiser steps
+  int64_t first_step = 0;         // step when this process started training
+  int64_t step = 0;               // final step
+  int64_t steps_run = 0;          // by this process
+  int64_t positions_trained = 0;  // by all ranks together
+  double load_seconds = 0;        // reading and checking the records
+  double train_seconds = 0;       // wall time of the optimiser steps
   double load_wait_seconds = 0;
   double load_wait_share = 0;  // load_wait_seconds / train_seconds
   double samples_per_second = 0;
@@ -126,16 +150,18 @@ class Trainer {
   // training losses.
   absl::StatusOr<std::vector<Losses>> Train(int64_t max_steps);
   // Finishes the call: trains to its end, validates, exports `net_out`,
-  // writes the final checkpoint.
+  // writes the final checkpoint (on rank 0 only across processes).
   absl::StatusOr<TrainSummary> Run(const std::string& net_out);
 
   // Losses on the fixed validation sample (eval mode); positions == 0 when
-  // there is no validation data.
+  // there is no validation data (and on ranks other than 0).
   absl::StatusOr<Losses> Validate();
+  // Writes the checkpoint (on ranks other than 0, nothing).
   absl::Status SaveCheckpoint();
   // The current weights under the input net's header, with provenance:
   // generation, training steps and positions, parent net, creation time.
   absl::StatusOr<nn::NetworkWeights> ExportWeights();
+  // Writes ExportWeights() to `path`; on ranks other than 0, nothing.
   absl::Status Export(const std::string& path);
 
   bool resumed() const;
@@ -145,6 +171,8 @@ class Trainer {
   const proto::TrainingConfig& config() const;  // the one in effect
   const DatasetStats& data_stats() const;
   int generation() const;
+  int rank() const;        // 0 in one process
+  int world_size() const;  // 1 in one process
 
  private:
   struct Impl;
