@@ -115,7 +115,8 @@ int RunTrain(const std::vector<std::string>& args) {
       {"dist-timeout-s", "S", "300",
        "seconds to wait for the other processes, at the start and in each "
        "exchange"},
-      {"dist-backend", "NAME", "gloo", "gloo (CPU) or nccl (CUDA builds)"},
+      {"dist-backend", "NAME", "gloo",
+       "gloo (the CPU backend); nccl is not built in yet"},
       {"help", "", "", "print this help"},
   };
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);
