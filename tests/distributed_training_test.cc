@@ -188,7 +188,9 @@ Child Spawn(const std::vector<std::string>& args, const std::string& out,
   child.out = out;
   child.err = err;
   int fds[2] = {-1, -1};
-  if (pipe_stdout) EXPECT_EQ(pipe(fds), 0);
+  if (pipe_stdout) {
+    EXPECT_EQ(pipe(fds), 0);
+  }
   child.pid = fork();
   if (child.pid == 0) {
     FILE* e = std::freopen(err.c_str(), "w", stderr);
