@@ -288,12 +288,15 @@ TEST(LoopTest, KilledAndRestartedLoopLosesNothing) {
   const std::string dir = FreshDir("killed");
   const std::string config = WriteConfig(dir, 3);
   const std::string run = dir + "/run";
-  // Kill it after a while, several times, at different moments.
-  for (int seconds : {3, 5, 4, 6}) {
-    const std::string command = "timeout -s KILL " + std::to_string(seconds) +
-                                " " + VOLKHV_BINARY + " loop --config " +
-                                config + " --dir " + run +
-                                " >/dev/null 2>&1 </dev/null";
+  // Kill it several times, at different moments. They are short, so that
+  // on a fast machine (where the whole run takes about 3 s) they land in
+  // self-play, training and the matches rather than after the end; the
+  // last is long enough that even a slow machine has written the run's
+  // config by then.
+  for (const char* seconds : {"1.5", "0.8", "1.3", "0.6", "1.7", "5"}) {
+    const std::string command =
+        Cat("timeout -s KILL ", seconds, " ", VOLKHV_BINARY, " loop --config ",
+            config, " --dir ", run, " >/dev/null 2>&1 </dev/null");
     std::system(command.c_str());
   }
   ASSERT_EQ(RunVolkhvLoop("--dir " + run), 0);
