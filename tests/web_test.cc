@@ -386,6 +386,10 @@ TEST_F(WebApiTest, WholeGameAnalysis) {
       std::chrono::steady_clock::now() + std::chrono::seconds(60);
   do {
     report = Send("GET", path);
+    // Every report has the same shape, the first one before any ply is
+    // done too (the page maps over "plies" at once).
+    ASSERT_TRUE(report.json["plies"].is_array()) << report.body;
+    EXPECT_EQ(report.json["total"], 4) << report.body;
     if (!report.json["running"].get<bool>()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   } while (std::chrono::steady_clock::now() < deadline);

@@ -854,7 +854,7 @@ async function pollGameAnalysis(g) {
   try {
     const report = await api('GET', `/api/game-analysis/${g.id}`);
     if (S.gameAnalysis !== g) return;
-    if (S.moves.join(' ').startsWith(g.moves.join(' '))) {
+    if (S.moves.join(' ').startsWith(g.moves.join(' ')) && report.plies) {
       S.gameReport = report;
     }
     renderGraph();

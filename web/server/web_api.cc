@@ -951,6 +951,11 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
     ++running_searches_;
     job->id = next_job_id_++;
     job->report = Json{{"id", job->id}, {"running", true}};
+    if (whole_game) {
+      // The shape of every later report, before its first ply is done.
+      job->report["plies"] = Json::array();
+      job->report["total"] = spec.moves.size() + 1;
+    }
     jobs_[job->id] = job;
     job->thread = std::thread([this, job, spec = std::move(spec)]() {
       if (job->whole_game) {
