@@ -7,6 +7,7 @@
 
 #include "engine/games/games.h"
 #include "engine/search/alphabeta.h"
+#include "engine/util/camel_case.h"
 #include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
@@ -14,23 +15,6 @@ namespace volkhv::selfplay {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The UCI name of a game option: prince_max_steps -> PrinceMaxSteps (as
-// `volkhv engine` names it).
-std::string UciOptionName(std::string_view option) {
-  std::string name;
-  bool upper = true;
-  for (char c : option) {
-    if (c == '_') {
-      upper = true;
-      continue;
-    }
-    name +=
-        upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
-    upper = false;
-  }
-  return name;
-}
 
 // Whether `line`'s first word is `word`.
 bool StartsWithWord(const std::string& line, const std::string& word) {
@@ -180,7 +164,7 @@ std::string UciPlayer::Launch() {
         ParseGameOptionsText(context_.variant);
     if (game_options.ok()) {
       for (const auto& [key, value] : *game_options) {
-        options.emplace_back(UciOptionName(key), Cat(value));
+        options.emplace_back(CamelCase(key), Cat(value));
       }
     }
   }

@@ -1,12 +1,13 @@
 // engine/util/: number parsing, SplitMix64, time stamps.
 #include <atomic>
 #include <cstdint>
+#include <regex>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
-#include <regex>
-#include <string>
 
+#include "engine/util/camel_case.h"
 #include "engine/util/parse_number.h"
 #include "engine/util/random.h"
 #include "engine/util/thread_pool.h"
@@ -49,6 +50,13 @@ TEST(ParseNumberTest, DoublesAreFiniteDecimals) {
   }
   EXPECT_EQ(*ParseDouble("1.5", "cpuct", 0, 10), 1.5);
   EXPECT_FALSE(ParseDouble("11", "cpuct", 0, 10).ok());
+}
+
+TEST(StringsTest, CamelCaseIsHowUciNamesTheGameOptions) {
+  EXPECT_EQ(CamelCase("prince_max_steps"), "PrinceMaxSteps");
+  EXPECT_EQ(CamelCase("threads"), "Threads");
+  EXPECT_EQ(CamelCase("a__b_"), "AB");
+  EXPECT_EQ(CamelCase(""), "");
 }
 
 TEST(SplitMix64Test, MatchesTheReferenceSequence) {

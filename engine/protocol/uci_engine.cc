@@ -14,6 +14,7 @@
 #include "engine/protocol/score.h"
 #include "engine/search/centipawns.h"
 #include "engine/search/time_manager.h"
+#include "engine/util/camel_case.h"
 #include "engine/util/parse_number.h"
 #include "engine/util/strings.h"
 
@@ -48,22 +49,6 @@ std::string Join(const std::vector<std::string_view>& tokens, size_t begin,
     out += tokens[i];
   }
   return out;
-}
-
-// The UCI name of a game option: prince_max_steps -> PrinceMaxSteps.
-std::string UciOptionName(std::string_view option) {
-  std::string name;
-  bool upper = true;
-  for (char c : option) {
-    if (c == '_') {
-      upper = true;
-      continue;
-    }
-    name +=
-        upper && c >= 'a' && c <= 'z' ? static_cast<char>(c - 'a' + 'A') : c;
-    upper = false;
-  }
-  return name;
 }
 
 }  // namespace
@@ -295,7 +280,7 @@ std::vector<std::string> UciEngine::OptionLines() const {
   for (const GameOptionInfo& option : AllGameOptions()) {
     const auto it = options_.game_options.find(option.name);
     lines.push_back(Cat(
-        "option name ", UciOptionName(option.name), " type spin default ",
+        "option name ", CamelCase(option.name), " type spin default ",
         it == options_.game_options.end() ? option.default_value : it->second,
         " min ", option.min, " max ", option.max));
   }
@@ -497,7 +482,7 @@ void UciEngine::CommandSetOption(const std::vector<std::string_view>& tokens) {
     return;
   }
   for (const GameOptionInfo& option : AllGameOptions()) {
-    if (key != Lower(UciOptionName(option.name))) continue;
+    if (key != Lower(CamelCase(option.name))) continue;
     const std::optional<int64_t> parsed = ToInt<int64_t>(value);
     if (!parsed || *parsed < option.min || *parsed > option.max) {
       bad_value(
