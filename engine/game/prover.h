@@ -36,7 +36,7 @@ class Prover {
 
   // A legal move that wins the game at once for the side to move, or a null
   // Move (also when the game is over). Tavlei: the prince reaching an exit,
-  // the prince captured.
+  // the prince captured. Tavreli: a mate in one.
   virtual Move ImmediateWin(const GameState& state) const = 0;
 
   // A legal move after which every reply of the opponent leaves the side to
