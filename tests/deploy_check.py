@@ -3,7 +3,8 @@
 
 The Kubernetes manifests parse as YAML (python3-yaml) and have the shape
 the docs promise (Jobs, restart policy, the shared claim mounted, resource
-requests); the Slurm scripts pass `bash -n`; the Dockerfile starts from
+requests; an Indexed Job's ranks: WORLD_SIZE, RANK from the completion
+index, rank 0's name in a headless Service); the Slurm scripts pass `bash -n`; the Dockerfile starts from
 Debian 12 and runs the repository's install and build scripts; and every
 `volkhv` command line in them names a real command whose every --flag that
 command's --help lists. Usage:
@@ -52,6 +53,51 @@ def check_command(binary, where, argv):
     return None
 
 
+def check_headless_service(path, service):
+    """A Service in deploy/ only names pods (the ranks' rendezvous)."""
+    spec = service["spec"]
+    if spec.get("clusterIP") != "None":
+        fail(path, f"Service {service['metadata']['name']}: not headless")
+    if not spec.get("publishNotReadyAddresses"):
+        fail(path, f"Service {service['metadata']['name']}: ranks must "
+             "resolve before they are ready (publishNotReadyAddresses)")
+
+
+def check_ranks(path, job, services):
+    """An Indexed Job runs `volkhv train` ranks: one per completion index,
+    WORLD_SIZE of them, meeting at rank 0's name in a headless Service."""
+    spec = job["spec"]
+    name = job["metadata"]["name"]
+    pod = spec["template"]["spec"]
+    n = spec.get("completions")
+    if n is None or spec.get("parallelism") != n:
+        fail(path, "an Indexed Job's ranks must all run at once "
+             "(parallelism == completions)")
+    labels = spec["template"]["metadata"].get("labels", {})
+    domain = pod.get("subdomain")
+    matching = [s for s in services if s["metadata"]["name"] == domain]
+    if not matching:
+        fail(path, f"subdomain {domain!r} is not a Service of this file")
+    elif any(labels.get(k) != v for k, v in
+             matching[0]["spec"].get("selector", {}).items()):
+        fail(path, f"Service {domain} does not select the Job's pods")
+    for c in pod["containers"]:
+        env = {e["name"]: e for e in c.get("env", [])}
+        if env.get("WORLD_SIZE", {}).get("value") != str(n):
+            fail(path, f"container {c['name']}: WORLD_SIZE is not {n}")
+        index = "metadata.annotations['batch.kubernetes.io/job-completion-index']"
+        if env.get("RANK", {}).get("valueFrom", {}).get(
+                "fieldRef", {}).get("fieldPath") != index:
+            fail(path, f"container {c['name']}: RANK is not the completion index")
+        if env.get("MASTER_ADDR", {}).get("value") != f"{name}-0.{domain}":
+            fail(path, f"container {c['name']}: MASTER_ADDR is not rank 0, "
+                 f"{name}-0.{domain}")
+        args = [str(a) for a in c.get("args", [])]
+        if "--batch" in args and int(args[args.index("--batch") + 1]) % n:
+            fail(path, f"container {c['name']}: --batch is not a multiple "
+                 f"of the {n} ranks")
+
+
 def check_manifest(binary, path):
     with open(path) as f:
         docs = [d for d in yaml.safe_load_all(f) if d is not None]
@@ -64,10 +110,15 @@ def check_manifest(binary, path):
             if "ReadWriteMany" not in doc["spec"].get("accessModes", []):
                 fail(path, "the run volume must be ReadWriteMany")
             continue
+        if kind == "Service":
+            check_headless_service(path, doc)
+            continue
         if kind not in ("Job", "Deployment"):
             fail(path, f"unexpected kind {kind}")
             continue
         pod = doc["spec"]["template"]["spec"]
+        if doc["spec"].get("completionMode") == "Indexed":
+            check_ranks(path, doc, [d for d in docs if d.get("kind") == "Service"])
         if kind == "Job" and pod.get("restartPolicy") not in ("OnFailure",
                                                               "Never"):
             fail(path, "a Job's pods need restartPolicy OnFailure or Never")
