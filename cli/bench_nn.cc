@@ -297,8 +297,10 @@ int BenchNn(const std::vector<std::string>& args) {
     for (float& v : input) v = bit(rng) ? 1.0f : 0.0f;
     std::vector<float> policy(static_cast<size_t>(batch) * info.policy_size);
     std::vector<float> wdl(static_cast<size_t>(batch) * 3);
+    std::vector<float> moves_left(batch);
     for (int i = 0; i < 3; ++i) {
-      backend->Compute(batch, input.data(), policy.data(), wdl.data());
+      backend->Compute(batch, input.data(), policy.data(), wdl.data(),
+                       moves_left.data());
     }
     // Other processes share the cores: the median call is the robust
     // figure; the mean over the whole period is printed next to it.
@@ -306,7 +308,8 @@ int BenchNn(const std::vector<std::string>& args) {
     const auto start = std::chrono::steady_clock::now();
     do {
       const auto call = std::chrono::steady_clock::now();
-      backend->Compute(batch, input.data(), policy.data(), wdl.data());
+      backend->Compute(batch, input.data(), policy.data(), wdl.data(),
+                       moves_left.data());
       times.push_back(SecondsSince(call));
     } while (SecondsSince(start) < *seconds);
     const double mean_evals = times.size() * batch / SecondsSince(start);

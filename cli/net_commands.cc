@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/game_setup.h"
 #include "engine/game/encoder.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
+#include "engine/util/strings.h"
 #include "nn/torch_weights.h"
 #include "nn/weights_file.h"
 #include "training/net_release.h"
@@ -145,9 +145,10 @@ int NetDescribe(const std::vector<std::string>& args) {
       "input:", h.input_format_version(), h.encoder().stack_layers(),
       a.input_planes(), a.board_height(), a.board_width());
   std::cout << absl::StrFormat(
-      "%-14s%d planes of %dx%d = %d logits; WDL value\n",
+      "%-14s%d planes of %dx%d = %d logits; WDL value%s\n",
       "policy:", a.policy_channels(), a.board_height(), a.board_width(),
-      a.policy_channels() * a.board_height() * a.board_width());
+      a.policy_channels() * a.board_height() * a.board_width(),
+      nn::HasMovesLeftHead(a) ? "; moves left (plies to the end)" : "");
   std::cout << absl::StrFormat("%-14s%s\n",
                                "architecture:", nn::ArchitectureSummary(a));
   std::cout << absl::StrFormat("%-14s%d\n",

@@ -19,6 +19,8 @@ struct BackendInfo {
   // waiting for more.
   int preferred_batch = 1;
   int max_batch = 1024;  // never more positions per Compute
+  // Whether the net has a moves-left head (Compute writes `moves_left`).
+  bool moves_left = false;
 };
 
 // Contract: Compute is called by one thread at a time (the batching
@@ -31,9 +33,11 @@ class Backend {
   // Runs `batch` positions (1 <= batch <= max_batch). `input` holds
   // batch * input.Size() floats; writes batch * policy_size raw policy logits
   // and batch * 3 WDL probabilities (win, draw, loss for the side to move;
-  // each row sums to 1).
+  // each row sums to 1). With Info().moves_left and `moves_left` not null,
+  // also batch expected plies to the game's end (>= 0); `moves_left` is
+  // not touched otherwise.
   virtual void Compute(int batch, const float* input, float* policy_logits,
-                       float* wdl) = 0;
+                       float* wdl, float* moves_left) = 0;
 };
 
 }  // namespace volkhv::nn

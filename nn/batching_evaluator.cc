@@ -132,6 +132,10 @@ void BatchingEvaluator::WorkerLoop() {
   std::vector<float> policy(static_cast<size_t>(options_.max_batch) *
                             policy_size_);
   std::vector<float> wdl(static_cast<size_t>(options_.max_batch) * 3);
+  const bool has_moves_left = backend_->Info().moves_left;
+  std::vector<float> moves_left(
+      has_moves_left ? static_cast<size_t>(options_.max_batch) : 0);
+  float* const moves_left_out = has_moves_left ? moves_left.data() : nullptr;
   for (;;) {
     std::unique_ptr<Batch> batch;
     {
@@ -163,7 +167,8 @@ void BatchingEvaluator::WorkerLoop() {
     const int n = static_cast<int>(batch->slots.size());
     const auto start = std::chrono::steady_clock::now();
     try {
-      backend_->Compute(n, batch->input.data(), policy.data(), wdl.data());
+      backend_->Compute(n, batch->input.data(), policy.data(), wdl.data(),
+                        moves_left_out);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "volkhv: the network backend failed: %s\n",
                    e.what());
@@ -180,19 +185,21 @@ void BatchingEvaluator::WorkerLoop() {
       stats_.max_batch = std::max<int64_t>(stats_.max_batch, n);
       stats_.backend_seconds += seconds;
     }
-    Deliver(*batch, policy.data(), wdl.data());
+    Deliver(*batch, policy.data(), wdl.data(), moves_left_out);
     std::lock_guard<std::mutex> lock(mutex_);
     spare_ = std::move(batch);
   }
 }
 
 void BatchingEvaluator::Deliver(Batch& batch, const float* policy,
-                                const float* wdl) {
+                                const float* wdl, const float* moves_left) {
   for (size_t i = 0; i < batch.slots.size(); ++i) {
     Slot& slot = batch.slots[i];
     LegalPriors(policy + i * policy_size_, slot.policy_indices,
                 &slot.result->priors);
     std::copy(wdl + 3 * i, wdl + 3 * i + 3, slot.result->wdl);
+    slot.result->moves_left =
+        moves_left != nullptr ? moves_left[i] : Evaluation::kNoMovesLeft;
     cache_.Insert(slot.cache_key, *slot.result);
     Waiter& waiter = *slot.waiter;
     std::lock_guard<std::mutex> lock(waiter.mutex);

@@ -65,7 +65,9 @@ class BatchingEvaluator final : public Evaluator {
   };
 
   void WorkerLoop();
-  void Deliver(Batch& batch, const float* policy, const float* wdl);
+  // `moves_left` is null when the backend has no moves-left head.
+  void Deliver(Batch& batch, const float* policy, const float* wdl,
+               const float* moves_left);
   bool ReadyLocked(std::chrono::steady_clock::time_point now) const;
 
   const std::unique_ptr<Backend> backend_;

@@ -200,8 +200,10 @@ struct Geometry {
   int se;  // SE channels (0 = none)
   int policy_filters, policy_channels;
   int value_filters, value_hidden;
+  int moves_left_filters, moves_left_hidden;  // 0, 0: no moves-left head
   // Channel strides of the activation buffers.
   int64_t input_stride, filters_stride, policy_stride, value_stride;
+  int64_t moves_left_stride;
   int64_t board_stride;  // the transposed policy input's row: board, rounded
 
   explicit Geometry(const proto::Architecture& a)
@@ -221,10 +223,13 @@ struct Geometry {
         policy_channels(a.policy_channels()),
         value_filters(a.value_head_filters()),
         value_hidden(a.value_hidden()),
+        moves_left_filters(a.moves_left_head_filters()),
+        moves_left_hidden(HasMovesLeftHead(a) ? a.moves_left_hidden() : 0),
         input_stride(RoundUp(a.input_planes(), kRound)),
         filters_stride(RoundUp(a.filters(), kRound)),
         policy_stride(RoundUp(PolicyHeadFilters(a), kRound)),
         value_stride(RoundUp(a.value_head_filters(), kRound)),
+        moves_left_stride(RoundUp(a.moves_left_head_filters(), kRound)),
         board_stride(RoundUp(board, kRound)) {}
 
   // The padded index of board square s (rank-major).
@@ -239,7 +244,8 @@ struct Geometry {
 // is ever written, so the border stays zero.
 struct Workspace {
   std::vector<float> input, act, tmp, y, policy, policy_t, value, hidden;
-  std::vector<float> se;  // g [F], h [S], z [2F]
+  std::vector<float> moves_left, moves_left_hidden;  // with the head only
+  std::vector<float> se;                             // g [F], h [S], z [2F]
   // Winograd: transformed input tiles and their products.
   std::vector<float> wv, wm;
   // The portable products: gathered rows and their product.
@@ -421,7 +427,6 @@ void PortableWinogradOutput(const WinogradOutput& w) {
   }
 }
 
-
 // ---------------------------------------------------------------------------
 
 class EigenBackend final : public Backend {
@@ -436,6 +441,7 @@ class EigenBackend final : public Backend {
     info_.name = "eigen";
     info_.input = {g_.planes, g_.height, g_.width};
     info_.policy_size = g_.policy_channels * g_.board;
+    info_.moves_left = g_.moves_left_filters > 0;
     info_.max_batch = options.max_batch;
     info_.preferred_batch = options.preferred_batch > 0
                                 ? options.preferred_batch
@@ -449,11 +455,11 @@ class EigenBackend final : public Backend {
 
   const BackendInfo& Info() const override { return info_; }
 
-  void Compute(int batch, const float* input, float* policy_logits,
-               float* wdl) override {
+  void Compute(int batch, const float* input, float* policy_logits, float* wdl,
+               float* moves_left) override {
     if (batch <= 0) return;
-    Job job{this,  batch,         std::min(batch, pool_->size()),
-            input, policy_logits, wdl};
+    Job job{this,          batch, std::min(batch, pool_->size()),         input,
+            policy_logits, wdl,   info_.moves_left ? moves_left : nullptr};
     pool_->Run(job.tasks, &RunShare, &job);
   }
 
@@ -465,6 +471,7 @@ class EigenBackend final : public Backend {
     const float* input;
     float* policy;
     float* wdl;
+    float* moves_left;  // null: not asked for, or no head
   };
 
   // Share i of the job: positions [begin, end), in chunks.
@@ -477,6 +484,7 @@ class EigenBackend final : public Backend {
       const int n = static_cast<int>(std::min<int64_t>(self.chunk_, end - p));
       self.Forward(n, job.input + p * self.g_.planes * self.g_.board,
                    job.policy + p * self.info_.policy_size, job.wdl + 3 * p,
+                   job.moves_left == nullptr ? nullptr : job.moves_left + p,
                    self.workspaces_[i]);
     }
   }
@@ -509,23 +517,39 @@ class EigenBackend final : public Backend {
     // value.fc1 reads the value planes flattened plane-major (v * HW + s);
     // here one tap per square s reads that square's Vf channels, so its B
     // row is t * Vf + v = s * Vf + v.
-    const std::vector<float>& w1 = source.Get("value.fc1.weight");
-    value_fc1_ = Source::Empty(g_.value_filters, g_.value_hidden, g_.board);
-    for (int j = 0; j < g_.value_hidden; ++j) {
-      for (int v = 0; v < g_.value_filters; ++v) {
+    value_fc1_ =
+        PlanesLinear(source, "value.fc1", g_.value_filters, g_.value_hidden);
+    value_w2_ = source.Get("value.fc2.weight");
+    value_b2_ = source.Get("value.fc2.bias");
+    if (g_.moves_left_filters > 0) {
+      moves_left_conv_ = source.ConvBn("moves_left.conv", "moves_left.bn", f,
+                                       g_.moves_left_filters, 1);
+      moves_left_fc1_ =
+          PlanesLinear(source, "moves_left.fc1", g_.moves_left_filters,
+                       g_.moves_left_hidden);
+      moves_left_w2_ = source.Get("moves_left.fc2.weight");
+      moves_left_b2_ = source.Get("moves_left.fc2.bias");
+    }
+  }
+
+  // A linear layer `name` reading `filters` planes of the board flattened
+  // plane-major (v * HW + s), as one tap per square s reading that square's
+  // channels: its B row is t * filters + v = s * filters + v.
+  Layer PlanesLinear(const Source& source, const std::string& name, int filters,
+                     int hidden) const {
+    const std::vector<float>& w1 = source.Get(name + ".weight");
+    Layer layer = Source::Empty(filters, hidden, g_.board);
+    for (int j = 0; j < hidden; ++j) {
+      for (int v = 0; v < filters; ++v) {
         for (int s = 0; s < g_.board; ++s) {
-          value_fc1_.b[(static_cast<int64_t>(s) * g_.value_filters + v) *
-                           value_fc1_.ld +
-                       j] =
-              w1[(static_cast<int64_t>(j) * g_.value_filters + v) * g_.board +
-                 s];
+          layer.b[(static_cast<int64_t>(s) * filters + v) * layer.ld + j] =
+              w1[(static_cast<int64_t>(j) * filters + v) * g_.board + s];
         }
       }
     }
-    const std::vector<float>& b1 = source.Get("value.fc1.bias");
-    std::copy(b1.begin(), b1.end(), value_fc1_.bias.begin());
-    value_w2_ = source.Get("value.fc2.weight");
-    value_b2_ = source.Get("value.fc2.bias");
+    const std::vector<float>& b1 = source.Get(name + ".bias");
+    std::copy(b1.begin(), b1.end(), layer.bias.begin());
+    return layer;
   }
 
   void MakeTaps() {
@@ -542,6 +566,7 @@ class EigenBackend final : public Backend {
     filters_taps_ = taps3(g_.filters_stride);
     for (int s = 0; s < g_.board; ++s) {
       value_taps_.push_back(g_.Padded(s) * g_.value_stride);
+      moves_left_taps_.push_back(g_.Padded(s) * g_.moves_left_stride);
     }
   }
 
@@ -559,6 +584,11 @@ class EigenBackend final : public Backend {
                         g_.board_stride);
     ws.value = zeros(squares * g_.value_stride);
     ws.hidden = zeros(static_cast<int64_t>(chunk_) * value_fc1_.ld);
+    if (g_.moves_left_filters > 0) {
+      ws.moves_left = zeros(squares * g_.moves_left_stride);
+      ws.moves_left_hidden =
+          zeros(static_cast<int64_t>(chunk_) * moves_left_fc1_.ld);
+    }
     ws.se = zeros(3 * g_.filters + g_.se);
     if (winograd_) {
       const int64_t tiles = static_cast<int64_t>(chunk_) * g_.tiles;
@@ -572,11 +602,13 @@ class EigenBackend final : public Backend {
     if (kernels_ == nullptr) {
       const int64_t depth = std::max<int64_t>(
           {int64_t{9} * g_.planes, int64_t{9} * g_.filters,
-           int64_t{g_.policy_filters}, int64_t{g_.board} * g_.value_filters});
+           int64_t{g_.policy_filters}, int64_t{g_.board} * g_.value_filters,
+           int64_t{g_.board} * g_.moves_left_filters});
       // (Winograd products have depth <= max(planes, filters).)
       const int64_t cols =
           std::max<int64_t>({g_.filters_stride, g_.policy_stride,
-                             g_.value_stride, g_.board_stride, value_fc1_.ld});
+                             g_.value_stride, g_.board_stride, value_fc1_.ld,
+                             g_.moves_left_stride, moves_left_fc1_.ld});
       ws.rows = zeros(kPortableRows * depth);
       ws.product = zeros(kPortableRows * cols);
     }
@@ -747,8 +779,9 @@ class EigenBackend final : public Backend {
     }
   }
 
+  // `moves_left` may be null (not asked for, or no head).
   void Forward(int n, const float* input, float* policy_out, float* wdl,
-               Workspace& ws) const {
+               float* moves_left, Workspace& ws) const {
     const int planes = g_.planes, board = g_.board;
     // [plane][square] -> [padded square][plane].
     const int64_t is = g_.input_stride;
@@ -777,6 +810,7 @@ class EigenBackend final : public Backend {
     }
     Policy(n, policy_out, ws);
     Value(n, wdl, ws);
+    if (moves_left != nullptr) MovesLeft(n, moves_left, ws);
   }
 
   void Policy(int n, float* out, Workspace& ws) const {
@@ -812,24 +846,50 @@ class EigenBackend final : public Backend {
     Gemm(c, ws);
   }
 
-  void Value(int n, float* wdl, Workspace& ws) const {
-    Conv(value_conv_, filters_taps_, n, ws.act.data(), g_.filters_stride,
-         ws.value.data(), g_.value_stride, nullptr, true, ws);
+  // A head's 1x1 convolution (with ReLU) into `planes` (channel stride
+  // `stride`) and its first linear layer (with ReLU) into `hidden` (row
+  // stride fc1.ld), for n positions.
+  void HeadHidden(const Layer& conv, const Layer& fc1,
+                  const std::vector<int64_t>& taps, int64_t stride, int n,
+                  float* planes, float* hidden, Workspace& ws) const {
+    Conv(conv, filters_taps_, n, ws.act.data(), g_.filters_stride, planes,
+         stride, nullptr, true, ws);
     GemmCall c;
     c.rows = n;
-    c.cols = g_.value_hidden;
-    c.k = g_.value_filters;
+    c.cols = fc1.out;
+    c.k = conv.out;
     c.num_taps = g_.board;
-    c.taps = value_taps_.data();
-    c.a = ws.value.data();
-    c.lda = g_.padded_board * g_.value_stride;
-    c.b = value_fc1_.b.data();
-    c.ldb = value_fc1_.ld;
-    c.bias_cols = value_fc1_.bias.data();
-    c.c = ws.hidden.data();
-    c.ldc = value_fc1_.ld;
+    c.taps = taps.data();
+    c.a = planes;
+    c.lda = g_.padded_board * stride;
+    c.b = fc1.b.data();
+    c.ldb = fc1.ld;
+    c.bias_cols = fc1.bias.data();
+    c.c = hidden;
+    c.ldc = fc1.ld;
     c.relu = true;
     Gemm(c, ws);
+  }
+
+  // kMovesLeftScale * softplus(fc2(hidden)); softplus as LibTorch's
+  // (linear above 20).
+  void MovesLeft(int n, float* out, Workspace& ws) const {
+    HeadHidden(moves_left_conv_, moves_left_fc1_, moves_left_taps_,
+               g_.moves_left_stride, n, ws.moves_left.data(),
+               ws.moves_left_hidden.data(), ws);
+    const int hidden = g_.moves_left_hidden;
+    for (int p = 0; p < n; ++p) {
+      const float* h = ws.moves_left_hidden.data() + p * moves_left_fc1_.ld;
+      float z = moves_left_b2_[0];
+      for (int j = 0; j < hidden; ++j) z += moves_left_w2_[j] * h[j];
+      const float softplus = z > 20.0f ? z : std::log1p(std::exp(z));
+      out[p] = kMovesLeftScale * softplus;
+    }
+  }
+
+  void Value(int n, float* wdl, Workspace& ws) const {
+    HeadHidden(value_conv_, value_fc1_, value_taps_, g_.value_stride, n,
+               ws.value.data(), ws.hidden.data(), ws);
     const int hidden = g_.value_hidden;
     for (int p = 0; p < n; ++p) {
       const float* h = ws.hidden.data() + p * value_fc1_.ld;
@@ -857,6 +917,10 @@ class EigenBackend final : public Backend {
   Layer policy_conv_, value_conv_, value_fc1_;
   std::vector<float> policy_w_, policy_b_, value_w2_, value_b2_;
   std::vector<int64_t> input_taps_, filters_taps_, value_taps_;
+  // The moves-left head (empty without it).
+  Layer moves_left_conv_, moves_left_fc1_;
+  std::vector<float> moves_left_w2_, moves_left_b2_;
+  std::vector<int64_t> moves_left_taps_;
   std::vector<Workspace> workspaces_;
   std::unique_ptr<ThreadPool> pool_;
 };

@@ -10,16 +10,16 @@
 // (36 matrix products over transformed 6x6 tiles, 4x fewer
 // multiplications) or, optionally, as direct sums over nine shifted matrix
 // products without copies ("taps"); the 1x1 convolutions and the value
-// head's first layer are matrix products too, the policy head's last layer
-// transposed so that it writes the logits in place (nn/eigen_kernels.h).
-// The products run on
+// and moves-left heads' first layers are matrix products too, the policy head's
+// last layer transposed so that it writes the logits in place
+// (nn/eigen_kernels.h). The products run on
 //   - "avx512" or "avx2": direct kernels for those instruction sets,
 //     chosen at run time from the CPU's features (the build itself targets
 //     any x86-64 CPU);
 //   - "eigen": Eigen matrix products on gathered (im2col) rows, for any CPU
 //     (vectorised with what the compiler targets: SSE2 on plain x86-64).
-// Squeeze-excitation, the value head's last layer and the softmax are plain
-// loops.
+// Squeeze-excitation, the value and moves-left heads' last layers, the
+// softmax and the softplus are plain loops.
 //
 // Threads: a batch is split into one contiguous share per thread; each
 // thread runs the whole network on its share in chunks of `chunk`

@@ -1,6 +1,7 @@
-// What the search asks of the network: priors over the legal moves and a WDL
-// value for positions. The search knows nothing else of networks. Also the
-// one type of factory through which libraries get evaluators.
+// What the search asks of the network: priors over the legal moves, a WDL
+// value and, where the net has the head, the plies left for positions. The
+// search knows nothing else of networks. Also the one type of factory through
+// which libraries get evaluators.
 #ifndef VOLKHV_NN_EVALUATOR_H_
 #define VOLKHV_NN_EVALUATOR_H_
 
@@ -23,6 +24,12 @@ struct Evaluation {
   std::vector<float> priors;
   // Win, draw, loss for the side to move; sums to 1.
   float wdl[3] = {0, 1, 0};
+  // The net's expected plies from the position to the game's end (>= 0);
+  // kNoMovesLeft when the evaluator has no moves-left head (the uniform
+  // evaluator, nets without the head).
+  static constexpr float kNoMovesLeft = -1.0f;
+  float moves_left = kNoMovesLeft;
+  bool has_moves_left() const { return moves_left >= 0; }
 };
 
 struct EvalRequest {

@@ -93,6 +93,21 @@ torch::Tensor ValueHeadImpl::forward(const torch::Tensor& x) {
   return fc2(torch::relu(fc1(v)));
 }
 
+MovesLeftHeadImpl::MovesLeftHeadImpl(int filters, int head_filters,
+                                     int board_size, int hidden) {
+  conv = register_module("conv", Conv(filters, head_filters, 1, false));
+  bn = register_module("bn", BatchNorm(head_filters));
+  fc1 = register_module("fc1",
+                        torch::nn::Linear(head_filters * board_size, hidden));
+  fc2 = register_module("fc2", torch::nn::Linear(hidden, 1));
+}
+
+torch::Tensor MovesLeftHeadImpl::forward(const torch::Tensor& x) {
+  torch::Tensor m =
+      torch::relu(ApplyBatchNorm(batch_norm, bn, conv(x))).flatten(1);
+  return kMovesLeftScale * torch::softplus(fc2(torch::relu(fc1(m)))).flatten();
+}
+
 NetworkImpl::NetworkImpl(const proto::Architecture& arch) : arch_(arch) {
   const int f = arch.filters();
   input = register_module("input", ConvBn(arch.input_planes(), f, 3));
@@ -106,6 +121,12 @@ NetworkImpl::NetworkImpl(const proto::Architecture& arch) : arch_(arch) {
       "value",
       ValueHead(f, arch.value_head_filters(),
                 arch.board_height() * arch.board_width(), arch.value_hidden()));
+  if (HasMovesLeftHead(arch)) {
+    moves_left = register_module(
+        "moves_left", MovesLeftHead(f, arch.moves_left_head_filters(),
+                                    arch.board_height() * arch.board_width(),
+                                    arch.moves_left_hidden()));
+  }
 }
 
 NetworkOutput NetworkImpl::forward(const torch::Tensor& x) {
@@ -113,7 +134,9 @@ NetworkOutput NetworkImpl::forward(const torch::Tensor& x) {
   for (const auto& block : *blocks) {
     t = block->as<ResidualBlock>()->forward(t);
   }
-  return {policy(t), value(t)};
+  NetworkOutput out{policy(t), value(t)};
+  if (moves_left) out.moves_left = moves_left(t);
+  return out;
 }
 
 void NetworkImpl::SetTrainingBatchNorm(BatchNormFunction f) {
@@ -125,6 +148,7 @@ void NetworkImpl::SetTrainingBatchNorm(BatchNormFunction f) {
   }
   policy->batch_norm = shared;
   value->batch_norm = shared;
+  if (moves_left) moves_left->batch_norm = shared;
 }
 
 }  // namespace volkhv::nn

@@ -1,5 +1,6 @@
 // The policy/value network as a LibTorch module (ResNet with
-// squeeze-excitation, convolutional policy head, WDL value head). The layers
+// squeeze-excitation, convolutional policy head, WDL value head, optional
+// moves-left head). The layers
 // and the names of their tensors are specified in nn/weights_file.h; this
 // module's named_parameters() and named_buffers() (BN's num_batches_tracked
 // aside) are exactly NetworkTensorSpecs(architecture).
@@ -93,9 +94,26 @@ class ValueHeadImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ValueHead);
 
+// "moves_left": conv1x1 + BN + ReLU, linear + ReLU, linear -> 1, then
+// kMovesLeftScale * softplus.
+class MovesLeftHeadImpl : public torch::nn::Module {
+ public:
+  MovesLeftHeadImpl(int filters, int head_filters, int board_size, int hidden);
+  torch::Tensor forward(const torch::Tensor& x);  // [batch] plies, >= 0
+
+  torch::nn::Conv2d conv{nullptr};
+  torch::nn::BatchNorm2d bn{nullptr};
+  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
+  SharedBatchNormFunction batch_norm;  // null: LibTorch's
+};
+TORCH_MODULE(MovesLeftHead);
+
 struct NetworkOutput {
   torch::Tensor policy;  // [batch, policy_channels * H * W] logits
   torch::Tensor wdl;     // [batch, 3] logits (win, draw, loss)
+  // [batch] expected plies to the game's end; undefined (!defined()) when
+  // the net has no moves-left head.
+  torch::Tensor moves_left;
 };
 
 class NetworkImpl : public torch::nn::Module {
@@ -118,6 +136,7 @@ class NetworkImpl : public torch::nn::Module {
   torch::nn::ModuleList blocks{nullptr};  // of ResidualBlock
   PolicyHead policy{nullptr};
   ValueHead value{nullptr};
+  MovesLeftHead moves_left{nullptr};  // null without the head
 
  private:
   proto::Architecture arch_;

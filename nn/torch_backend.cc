@@ -177,6 +177,7 @@ class TorchBackend final : public Backend {
     info_.input = {a.input_planes(), a.board_height(), a.board_width()};
     info_.policy_size =
         a.policy_channels() * a.board_height() * a.board_width();
+    info_.moves_left = HasMovesLeftHead(a);
     info_.max_batch = options.max_batch;
     info_.preferred_batch =
         options.preferred_batch > 0
@@ -201,8 +202,8 @@ class TorchBackend final : public Backend {
 
   const BackendInfo& Info() const override { return info_; }
 
-  void Compute(int batch, const float* input, float* policy_logits,
-               float* wdl) override {
+  void Compute(int batch, const float* input, float* policy_logits, float* wdl,
+               float* moves_left) override {
     if (device_.is_cpu() && at::get_num_threads() != threads_) {
       at::set_num_threads(threads_);
     }
@@ -213,17 +214,20 @@ class TorchBackend final : public Backend {
         {batch, shape.planes, shape.height, shape.width}, torch::kFloat32);
     if (device_.is_cuda()) x = x.to(device_);
     if (dtype_ != torch::kFloat32) x = x.to(dtype_);
-    torch::Tensor value;
+    NetworkOutput out;
     if (net_) {
-      NetworkOutput out = net_->forward(x);
+      out = net_->forward(x);
       torch::from_blob(policy_logits, out.policy.sizes(), torch::kFloat32)
           .copy_(out.policy);
-      value = std::move(out.wdl);
     } else {
-      value = ForwardFolded(x, policy_logits);
+      out = ForwardFolded(x, policy_logits);
     }
     torch::from_blob(wdl, {batch, 3}, torch::kFloat32)
-        .copy_(torch::softmax(value.to(torch::kFloat32), 1));
+        .copy_(torch::softmax(out.wdl.to(torch::kFloat32), 1));
+    if (moves_left != nullptr && out.moves_left.defined()) {
+      torch::from_blob(moves_left, {batch}, torch::kFloat32)
+          .copy_(out.moves_left.to(torch::kFloat32));
+    }
   }
 
  private:
@@ -267,12 +271,20 @@ class TorchBackend final : public Backend {
     value_b1_ = Prepare(source.Get("value.fc1.bias"));
     value_w2_ = Prepare(source.Get("value.fc2.weight"));
     value_b2_ = Prepare(source.Get("value.fc2.bias"));
+    if (info_.moves_left) {
+      moves_left_conv_ =
+          Prepare(source.ConvBn("moves_left.conv", "moves_left.bn"));
+      moves_left_w1_ = Prepare(source.Get("moves_left.fc1.weight"));
+      moves_left_b1_ = Prepare(source.Get("moves_left.fc1.bias"));
+      moves_left_w2_ = Prepare(source.Get("moves_left.fc2.weight"));
+      moves_left_b2_ = Prepare(source.Get("moves_left.fc2.bias"));
+    }
   }
 
   // The last policy layer (1x1 conv), written to the caller's buffer. Its
-  // output is the biggest tensor of the net (B x 32768 floats for the largest game):
-  // channels-last, it runs in chunks of positions that stay in the cache,
-  // each transposed from [square][channel] to [channel][square].
+  // output is the biggest tensor of the net (B x 32768 floats for the largest
+  // game): channels-last, it runs in chunks of positions that stay in the
+  // cache, each transposed from [square][channel] to [channel][square].
   void WritePolicy(const torch::Tensor& h, float* policy_logits) {
     const int64_t batch = h.size(0), c = arch_.policy_channels();
     const int64_t squares = h.size(2) * h.size(3);
@@ -299,8 +311,9 @@ class TorchBackend final : public Backend {
   }
 
   // Writes the policy logits to `policy_logits` (host memory, [batch, C, H,
-  // W]); returns the WDL logits.
-  torch::Tensor ForwardFolded(torch::Tensor x, float* policy_logits) {
+  // W]); returns the WDL logits and the moves left (undefined without the
+  // head); the policy of the result is undefined.
+  NetworkOutput ForwardFolded(torch::Tensor x, float* policy_logits) {
     if (channels_last_) x = x.contiguous(torch::MemoryFormat::ChannelsLast);
     x = input_(x).relu_();
     const int64_t batch = x.size(0), f = arch_.filters();
@@ -320,8 +333,21 @@ class TorchBackend final : public Backend {
     }
     WritePolicy(policy1_(x).relu_(), policy_logits);
     torch::Tensor v = value_conv_(x).relu_().flatten(1);
-    return torch::linear(torch::linear(v, value_w1_, value_b1_).relu_(),
-                         value_w2_, value_b2_);
+    NetworkOutput out;
+    out.wdl = torch::linear(torch::linear(v, value_w1_, value_b1_).relu_(),
+                            value_w2_, value_b2_);
+    if (info_.moves_left) {
+      torch::Tensor m = moves_left_conv_(x).relu_().flatten(1);
+      out.moves_left =
+          kMovesLeftScale *
+          torch::softplus(
+              torch::linear(
+                  torch::linear(m, moves_left_w1_, moves_left_b1_).relu_(),
+                  moves_left_w2_, moves_left_b2_)
+                  .to(torch::kFloat32))
+              .flatten();
+    }
+    return out;
   }
 
   const TorchBackendOptions options_;
@@ -336,6 +362,9 @@ class TorchBackend final : public Backend {
   std::vector<FoldedBlock> blocks_;
   FoldedConv policy1_, policy2_, value_conv_;
   torch::Tensor value_w1_, value_b1_, value_w2_, value_b2_;
+  // The moves-left head (info_.moves_left only).
+  FoldedConv moves_left_conv_;
+  torch::Tensor moves_left_w1_, moves_left_b1_, moves_left_w2_, moves_left_b2_;
   // Unfolded form (fold_batchnorm off).
   Network net_{nullptr};
 };
@@ -383,7 +412,8 @@ absl::StatusOr<std::unique_ptr<Backend>> MakeTorchBackend(
     std::vector<float> policy(info.policy_size);
     float wdl[3];
     try {
-      backend->Compute(1, input.data(), policy.data(), wdl);
+      float moves_left = 0;
+      backend->Compute(1, input.data(), policy.data(), wdl, &moves_left);
     } catch (const c10::Error& e) {
       std::string why(e.what_without_backtrace());
       if (const size_t eol = why.find('\n'); eol != std::string::npos) {

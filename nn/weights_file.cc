@@ -11,10 +11,7 @@
 #include <map>
 #include <sstream>
 
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
 #include "engine/util/strings.h"
@@ -168,6 +165,10 @@ int SeChannels(const proto::Architecture& arch) {
   return arch.se_ratio() > 0 ? arch.filters() / arch.se_ratio() : 0;
 }
 
+bool HasMovesLeftHead(const proto::Architecture& arch) {
+  return arch.moves_left_head_filters() > 0;
+}
+
 absl::Status ValidateArchitecture(const proto::Architecture& arch,
                                   bool require_geometry) {
   absl::Status s;
@@ -180,6 +181,12 @@ absl::Status ValidateArchitecture(const proto::Architecture& arch,
   s.Update(
       CheckRange("value_head_filters", arch.value_head_filters(), 1, 1024));
   s.Update(CheckRange("value_hidden", arch.value_hidden(), 1, 8192));
+  s.Update(CheckRange("moves_left_head_filters", arch.moves_left_head_filters(),
+                      0, 1024));
+  if (HasMovesLeftHead(arch)) {
+    s.Update(
+        CheckRange("moves_left_hidden", arch.moves_left_hidden(), 1, 8192));
+  }
   if (!s.ok()) return s;
   struct Geometry {
     const char* name;
@@ -258,6 +265,16 @@ std::vector<TensorSpec> NetworkTensorSpecs(const proto::Architecture& arch) {
   specs.push_back({"value.fc1.bias", {vh}});
   specs.push_back({"value.fc2.weight", {3, vh}});
   specs.push_back({"value.fc2.bias", {3}});
+  if (HasMovesLeftHead(arch)) {
+    const int64_t mf = arch.moves_left_head_filters();
+    const int64_t mh = arch.moves_left_hidden();
+    specs.push_back({"moves_left.conv.weight", {mf, f, 1, 1}});
+    AddBatchNorm("moves_left.bn", mf, &specs);
+    specs.push_back({"moves_left.fc1.weight", {mh, mf * h * w}});
+    specs.push_back({"moves_left.fc1.bias", {mh}});
+    specs.push_back({"moves_left.fc2.weight", {1, mh}});
+    specs.push_back({"moves_left.fc2.bias", {1}});
+  }
   return specs;
 }
 
@@ -283,6 +300,11 @@ int64_t FlopsPerPosition(const proto::Architecture& arch) {
   macs += arch.blocks() * (2 * f * f * 9 * hw + se * f + 2 * f * se);
   macs += ph * f * 9 * hw + c * ph * hw;        // policy head
   macs += vf * f * hw + vh * vf * hw + 3 * vh;  // value head
+  if (HasMovesLeftHead(arch)) {
+    const int64_t mf = arch.moves_left_head_filters();
+    const int64_t mh = arch.moves_left_hidden();
+    macs += mf * f * hw + mh * mf * hw + mh;  // moves-left head
+  }
   return 2 * macs;
 }
 
@@ -298,6 +320,10 @@ std::string ArchitectureSummary(const proto::Architecture& arch) {
   Append(&out, ", policy head ", PolicyHeadFilters(arch), " -> ",
          arch.policy_channels(), " planes, value head ",
          arch.value_head_filters(), " -> ", arch.value_hidden(), " -> 3");
+  if (HasMovesLeftHead(arch)) {
+    Append(&out, ", moves-left head ", arch.moves_left_head_filters(), " -> ",
+           arch.moves_left_hidden(), " -> 1");
+  }
   return out;
 }
 
@@ -515,6 +541,12 @@ absl::StatusOr<proto::NetworkFile> NewNetworkHeader(
   arch->set_policy_head_filters(PolicyHeadFilters(given));
   arch->set_value_head_filters(given.value_head_filters());
   arch->set_value_hidden(given.value_hidden());
+  // Only nets with the head say so: a net without it has the same header
+  // as before the head existed.
+  if (HasMovesLeftHead(given)) {
+    arch->set_moves_left_head_filters(given.moves_left_head_filters());
+    arch->set_moves_left_hidden(given.moves_left_hidden());
+  }
   SetGeometry(**encoder, arch);
   if (absl::Status s = ValidateArchitecture(*arch, /*require_geometry=*/true);
       !s.ok()) {

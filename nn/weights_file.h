@@ -21,6 +21,13 @@
 //           flatten (Vf x H x W, row-major), Linear "value.fc1"(->hidden),
 //           ReLU, Linear "value.fc2"(hidden->3): win, draw, loss logits of
 //           the side to move (softmax in the backend)
+//   moves_left (only with architecture.moves_left_head_filters Mf > 0):
+//           conv1x1(F->Mf, no bias) "moves_left.conv", BN "moves_left.bn",
+//           ReLU, flatten (Mf x H x W, row-major), Linear
+//           "moves_left.fc1"(->Mh = moves_left_hidden), ReLU, Linear
+//           "moves_left.fc2"(Mh->1) = z; the output is
+//           kMovesLeftScale * softplus(z), softplus(z) = log(1 + e^z): the
+//           expected plies from the position to the game's end, >= 0
 //
 // All convolutions have stride 1 and "same" zero padding. BN is
 // y = (x - running_mean) / sqrt(running_var + 1e-5) * weight + bias.
@@ -49,6 +56,10 @@ namespace volkhv::nn {
 inline constexpr int kNetworkFileFormatVersion = 1;
 // Batch norm epsilon of every BN layer.
 inline constexpr float kBatchNormEpsilon = 1e-5f;
+// Plies per unit of the moves-left head's softplus: its output is
+// kMovesLeftScale * softplus(z), so that z of order 1 covers games of tens
+// to hundreds of plies (lc0 scales its moves-left loss by 20 too).
+inline constexpr float kMovesLeftScale = 20.0f;
 
 struct TensorSpec {
   std::string name;
@@ -84,6 +95,8 @@ std::string ShapeString(const std::vector<int64_t>& shape);
 int PolicyHeadFilters(const proto::Architecture& arch);
 // Squeeze-excitation bottleneck channels (0 = no SE).
 int SeChannels(const proto::Architecture& arch);
+// Whether the net has the moves-left head (moves_left_head_filters > 0).
+bool HasMovesLeftHead(const proto::Architecture& arch);
 
 // The most values (weights, biases, BN statistics) a net may hold: 1 GB of
 // float32, half of protobuf's 2 GB message limit.
@@ -109,7 +122,8 @@ int64_t ParameterCount(const proto::Architecture& arch);
 int64_t FlopsPerPosition(const proto::Architecture& arch);
 
 // One line: "6 blocks x 64 filters, SE ratio 4, policy head 64 -> 80,
-// value head 32 -> 128 -> 3".
+// value head 32 -> 128 -> 3", and with a moves-left head ", moves-left
+// head 8 -> 128 -> 1".
 std::string ArchitectureSummary(const proto::Architecture& arch);
 
 // File bytes <-> weights. Parse checks the checksum, the format version, the

@@ -407,10 +407,27 @@ TEST(NetCommandsTest, InitThenDescribe) {
   EXPECT_TRUE(Contains(
       r.out, std::to_string(volkhv::nn::ParameterCount(w->architecture()))));
 
+  EXPECT_FALSE(Contains(r.out, "moves left"));
+  EXPECT_FALSE(Contains(r.out, "moves-left"));
+  EXPECT_FALSE(w->architecture().has_moves_left_head_filters());
+
   r = Volkhv("net init --game tavlei9 --config " + config + " --out " + net);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   r = Volkhv("net describe " + net);
   EXPECT_TRUE(Contains(r.out, "9x9"));
+
+  // A net with the moves-left head says so.
+  WriteFile(config,
+            "architecture { blocks: 1 filters: 8 moves_left_head_filters: 4 "
+            "moves_left_hidden: 16 }\n");
+  r = Volkhv("net init --game tavlei9 --config " + config + " --out " + net);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "moves-left head 4 -> 16 -> 1"));
+  r = Volkhv("net describe " + net);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "WDL value; moves left (plies to the end)"));
+  EXPECT_TRUE(Contains(r.out, "moves-left head 4 -> 16 -> 1"));
+  EXPECT_TRUE(Contains(r.out, "moves_left.fc2.bias"));
   std::filesystem::remove(net);
   std::filesystem::remove(config);
 }

@@ -50,8 +50,8 @@ class FakeBackend final : public Backend {
     info_ = {"fake", {1, 1, 8}, kPolicySize, 64, 1024};
   }
   const BackendInfo& Info() const override { return info_; }
-  void Compute(int batch, const float* input, float* policy,
-               float* wdl) override {
+  void Compute(int batch, const float* input, float* policy, float* wdl,
+               float* /*moves_left*/) override {
     if (batch_sizes_) batch_sizes_->push_back(batch);
     for (int b = 0; b < batch; ++b) {
       const float* x = input + 8 * b;
@@ -88,7 +88,7 @@ Evaluation Direct(const GameState& state, const MoveList& moves) {
   encoder.Encode(state, input);
   std::vector<float> policy(kPolicySize);
   Evaluation e;
-  backend.Compute(1, input, policy.data(), e.wdl);
+  backend.Compute(1, input, policy.data(), e.wdl, nullptr);
   std::vector<int> indices;
   for (Move m : moves) indices.push_back(encoder.PolicyIndex(state, m));
   LegalPriors(policy.data(), indices, &e.priors);

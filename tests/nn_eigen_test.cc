@@ -1,5 +1,6 @@
 // The Eigen backend (nn/eigen_backend.h) against LibTorch's module: the same
-// policy logits and WDL for random nets of several sizes of each game, on
+// policy logits, WDL and moves left (nets with the moves-left head; none
+// written without it) for random nets of several sizes of each game, on
 // encoded positions from random games, at several batch sizes, with every
 // kernel this machine runs and 1 or 2 threads; rows independent of the
 // batch; weights missing a tensor or misshapen rejected with a clear error.
@@ -19,8 +20,8 @@
 
 #include "engine/game/encoder.h"
 #include "engine/games/games.h"
-#include "gtest/gtest.h"
 #include "engine/util/checked_file.h"
+#include "gtest/gtest.h"
 #include "nn/eigen_backend.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
@@ -55,11 +56,14 @@ struct NetShape {
   int policy_filters;  // 0 = filters
   int value_filters;
   int value_hidden;
+  int moves_left_filters = 0;  // 0 = no moves-left head
+  int moves_left_hidden = 0;
 };
 
 std::string Describe(const NetShape& s) {
   return s.game + " " + std::to_string(s.blocks) + "x" +
-         std::to_string(s.filters) + " se_ratio " + std::to_string(s.se_ratio);
+         std::to_string(s.filters) + " se_ratio " + std::to_string(s.se_ratio) +
+         (s.moves_left_filters > 0 ? " moves-left head" : "");
 }
 
 // LibTorch's default initialisation with the weights scaled by sqrt(3) to
@@ -80,6 +84,10 @@ NetworkWeights RandomWeights(const NetShape& s, uint64_t seed) {
   a->set_policy_head_filters(s.policy_filters);
   a->set_value_head_filters(s.value_filters);
   a->set_value_hidden(s.value_hidden);
+  if (s.moves_left_filters > 0) {
+    a->set_moves_left_head_filters(s.moves_left_filters);
+    a->set_moves_left_hidden(s.moves_left_hidden);
+  }
   SetGeometry(*encoder, a);
   absl::StatusOr<NetworkWeights> w = RandomNetworkWeights(h, seed);
   EXPECT_TRUE(w.ok()) << w.status();
@@ -135,7 +143,7 @@ constexpr float kSentinel = 12345.0f;
 constexpr int kGuard = 64;
 
 struct Outputs {
-  std::vector<float> policy, wdl;
+  std::vector<float> policy, wdl, moves_left;  // moves_left: with the head
 };
 
 // Runs `batch` positions starting at position `first`; the output buffers
@@ -147,14 +155,23 @@ Outputs Evaluate(Backend& backend, const Positions& positions, int first,
   out.policy.assign(static_cast<size_t>(batch) * info.policy_size + kGuard,
                     kSentinel);
   out.wdl.assign(static_cast<size_t>(batch) * 3 + kGuard, kSentinel);
+  out.moves_left.assign(static_cast<size_t>(batch) + kGuard, kSentinel);
   backend.Compute(batch, positions.input.data() + first * info.input.Size(),
-                  out.policy.data(), out.wdl.data());
+                  out.policy.data(), out.wdl.data(), out.moves_left.data());
   for (int i = 0; i < kGuard; ++i) {
     EXPECT_EQ(out.policy[batch * info.policy_size + i], kSentinel);
     EXPECT_EQ(out.wdl[batch * 3 + i], kSentinel);
+    EXPECT_EQ(out.moves_left[batch + i], kSentinel);
   }
   out.policy.resize(static_cast<size_t>(batch) * info.policy_size);
   out.wdl.resize(static_cast<size_t>(batch) * 3);
+  if (info.moves_left) {
+    out.moves_left.resize(batch);
+  } else {
+    // A net without the head leaves the buffer alone.
+    for (int p = 0; p < batch; ++p) EXPECT_EQ(out.moves_left[p], kSentinel);
+    out.moves_left.clear();
+  }
   return out;
 }
 
@@ -193,6 +210,7 @@ struct Errors {
   double legal = 0;   // policy logits at the legal moves' indices
   double policy = 0;  // every policy logit
   double wdl = 0;
+  double moves_left = 0;
 };
 
 Errors Compare(const Outputs& got, const Outputs& want,
@@ -215,6 +233,15 @@ Errors Compare(const Outputs& got, const Outputs& want,
   }
   for (size_t i = 0; i < got.wdl.size(); ++i) {
     e.wdl = std::max(e.wdl, Error(got.wdl[i], want.wdl[i]));
+  }
+  if (got.moves_left.size() != want.moves_left.size()) {
+    e.moves_left = std::numeric_limits<double>::infinity();
+  }
+  for (size_t i = 0; i < got.moves_left.size(); ++i) {
+    e.moves_left = std::max(e.moves_left,
+                            got.moves_left[i] >= 0
+                                ? Error(got.moves_left[i], want.moves_left[i])
+                                : std::numeric_limits<double>::infinity());
   }
   return e;
 }
@@ -240,6 +267,8 @@ TEST_P(EigenMatchesTorchTest, SameOutputsAtBatchOneThreeSeventeen) {
       ASSERT_NE(eigen, nullptr);
       EXPECT_EQ(eigen->Info().name, "eigen");
       EXPECT_EQ(eigen->Info().policy_size, policy_size);
+      EXPECT_EQ(eigen->Info().moves_left, shape.moves_left_filters > 0);
+      EXPECT_EQ(reference->Info().moves_left, shape.moves_left_filters > 0);
       EXPECT_EQ(eigen->Info().input.Size(), encoder->Shape().Size());
       // Batches at different offsets, so that each size sees other positions.
       for (const auto& [batch, first] :
@@ -254,7 +283,8 @@ TEST_P(EigenMatchesTorchTest, SameOutputsAtBatchOneThreeSeventeen) {
         EXPECT_LT(e.legal, kTolerance) << where;
         EXPECT_LT(e.policy, kTolerance) << where;
         EXPECT_LT(e.wdl, kTolerance) << where;
-        worst = std::max({worst, e.legal, e.policy, e.wdl});
+        EXPECT_LT(e.moves_left, kTolerance) << where;
+        worst = std::max({worst, e.legal, e.policy, e.wdl, e.moves_left});
         for (int p = 0; p < batch; ++p) {
           EXPECT_NEAR(got.wdl[3 * p] + got.wdl[3 * p + 1] + got.wdl[3 * p + 2],
                       1.0f, 1e-5)
@@ -268,22 +298,24 @@ TEST_P(EigenMatchesTorchTest, SameOutputsAtBatchOneThreeSeventeen) {
 }
 
 // game, blocks, filters, se_ratio, policy head filters (0 = filters), value
-// head filters, value hidden; the 6x64 tavreli net is configs/net-cpu's.
+// head filters, value hidden[, moves-left head filters, moves-left hidden];
+// the 6x64 tavreli net is configs/net-cpu's.
 const NetShape kNets[] = {
-    {"tavreli", 1, 8, 0, 0, 2, 8},    {"tavreli", 2, 16, 4, 8, 4, 16},
-    {"tavreli", 3, 32, 0, 24, 8, 32}, {"tavreli", 6, 64, 4, 64, 16, 128},
-    {"tavlei9", 2, 16, 4, 8, 4, 16},  {"tavlei9", 1, 8, 0, 0, 3, 8},
-    {"tavlei11", 2, 16, 2, 0, 4, 24}, {"tavlei11", 3, 32, 4, 16, 8, 32},
+    {"tavreli", 1, 8, 0, 0, 2, 8},          {"tavreli", 2, 16, 4, 8, 4, 16},
+    {"tavreli", 3, 32, 0, 24, 8, 32},       {"tavreli", 6, 64, 4, 64, 16, 128},
+    {"tavlei9", 2, 16, 4, 8, 4, 16},        {"tavlei9", 1, 8, 0, 0, 3, 8},
+    {"tavlei11", 2, 16, 2, 0, 4, 24},       {"tavlei11", 3, 32, 4, 16, 8, 32},
+    {"tavreli", 2, 16, 4, 8, 4, 16, 8, 32}, {"tavlei9", 1, 8, 0, 0, 3, 8, 3, 8},
 };
 
-INSTANTIATE_TEST_SUITE_P(Nets, EigenMatchesTorchTest,
-                         ::testing::ValuesIn(kNets),
-                         [](const ::testing::TestParamInfo<NetShape>& info) {
-                           return info.param.game + "_" +
-                                  std::to_string(info.param.blocks) + "x" +
-                                  std::to_string(info.param.filters) +
-                                  (info.param.se_ratio > 0 ? "_se" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Nets, EigenMatchesTorchTest, ::testing::ValuesIn(kNets),
+    [](const ::testing::TestParamInfo<NetShape>& info) {
+      return info.param.game + "_" + std::to_string(info.param.blocks) + "x" +
+             std::to_string(info.param.filters) +
+             (info.param.se_ratio > 0 ? "_se" : "") +
+             (info.param.moves_left_filters > 0 ? "_moves_left" : "");
+    });
 
 // A position's outputs do not depend on the batch it is in (bit for bit
 // with the direct kernels, whose arithmetic per position is fixed; within

@@ -18,9 +18,9 @@
 
 #include "engine/game/encoder.h"
 #include "engine/games/games.h"
-#include "gtest/gtest.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
+#include "gtest/gtest.h"
 #include "nn/network.h"
 #include "nn/torch_backend.h"
 #include "nn/torch_weights.h"
@@ -38,8 +38,10 @@ using ::volkhv::testing::RandomPositions;
 using ::volkhv::testing::TempPath;
 
 // A tiny net (2 blocks x 16 filters, SE) for `game`, with the geometry of
-// this build's encoder.
-proto::NetworkFile TinyHeader(const std::string& game, int se_ratio = 4) {
+// this build's encoder; with a moves-left head of `moves_left_filters`
+// filters and 12 hidden units when that is not 0.
+proto::NetworkFile TinyHeader(const std::string& game, int se_ratio = 4,
+                              int moves_left_filters = 0) {
   proto::NetworkFile h;
   h.set_format_version(kNetworkFileFormatVersion);
   h.set_game(game);
@@ -53,6 +55,10 @@ proto::NetworkFile TinyHeader(const std::string& game, int se_ratio = 4) {
   a->set_policy_head_filters(8);
   a->set_value_head_filters(4);
   a->set_value_hidden(16);
+  if (moves_left_filters > 0) {
+    a->set_moves_left_head_filters(moves_left_filters);
+    a->set_moves_left_hidden(12);
+  }
   SetGeometry(*encoder, a);
   h.mutable_provenance()->set_generation(3);
   h.mutable_provenance()->set_note("test");
@@ -62,9 +68,9 @@ proto::NetworkFile TinyHeader(const std::string& game, int se_ratio = 4) {
 // Random weights with BN statistics far from the identity, so that batch
 // norm (and its folding) matters.
 NetworkWeights TinyWeights(const std::string& game, uint64_t seed = 1,
-                           int se_ratio = 4) {
-  absl::StatusOr<NetworkWeights> w =
-      RandomNetworkWeights(TinyHeader(game, se_ratio), seed);
+                           int se_ratio = 4, int moves_left_filters = 0) {
+  absl::StatusOr<NetworkWeights> w = RandomNetworkWeights(
+      TinyHeader(game, se_ratio, moves_left_filters), seed);
   EXPECT_TRUE(w.ok()) << w.status();
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-0.5f, 0.5f);
@@ -116,14 +122,17 @@ Batch EncodedPositions(const std::string& game_name, const Encoder& encoder,
 }
 
 struct Outputs {
-  std::vector<float> policy, wdl;
+  // moves_left: one per position, -1 where the backend wrote none.
+  std::vector<float> policy, wdl, moves_left;
 };
 
 Outputs Evaluate(Backend& backend, int batch, const std::vector<float>& input) {
   Outputs out;
   out.policy.resize(static_cast<size_t>(batch) * backend.Info().policy_size);
   out.wdl.resize(static_cast<size_t>(batch) * 3);
-  backend.Compute(batch, input.data(), out.policy.data(), out.wdl.data());
+  out.moves_left.assign(batch, -1.0f);
+  backend.Compute(batch, input.data(), out.policy.data(), out.wdl.data(),
+                  out.moves_left.data());
   return out;
 }
 
@@ -175,8 +184,9 @@ std::string ParseError(const std::string& bytes) {
 // Architecture, tensors, counts.
 
 TEST(NetworkTest, ModuleTensorsAreExactlyTheSpecs) {
-  for (int se_ratio : {0, 4}) {
-    const proto::NetworkFile h = TinyHeader("tavreli", se_ratio);
+  for (const auto& [se_ratio, moves_left] :
+       {std::pair{0, 0}, std::pair{4, 0}, std::pair{4, 3}}) {
+    const proto::NetworkFile h = TinyHeader("tavreli", se_ratio, moves_left);
     Network net(h.architecture());
     std::map<std::string, std::vector<int64_t>> module;
     int64_t parameters = 0;
@@ -194,6 +204,7 @@ TEST(NetworkTest, ModuleTensorsAreExactlyTheSpecs) {
     }
     EXPECT_EQ(module, specs) << "se_ratio " << se_ratio;
     EXPECT_EQ(ParameterCount(h.architecture()), parameters);
+    EXPECT_EQ(module.count("moves_left.fc2.bias"), moves_left > 0 ? 1u : 0u);
   }
 }
 
@@ -215,6 +226,13 @@ TEST(NetworkTest, FlopCountByHand) {
                        + 64 * 64 * 9 * 64 + 80 * 64 * 64          // policy
                        + 16 * 64 * 64 + 128 * 16 * 64 + 3 * 128;  // value
   EXPECT_EQ(FlopsPerPosition(a), 2 * macs);
+  a.set_moves_left_head_filters(8);
+  a.set_moves_left_hidden(32);
+  EXPECT_EQ(FlopsPerPosition(a),
+            2 * (macs + 8 * 64 * 64 + 32 * 8 * 64 + 32));  // moves left
+  EXPECT_TRUE(Contains(ArchitectureSummary(a), "moves-left head 8 -> 32 -> 1"));
+  a.set_moves_left_head_filters(0);
+  EXPECT_FALSE(Contains(ArchitectureSummary(a), "moves-left"));
 }
 
 // ---------------------------------------------------------------------------
@@ -253,7 +271,39 @@ TEST(NetworkTest, OutputShapesAndWdlProbabilities) {
     EXPECT_EQ(o.policy.sizes().vec(),
               (std::vector<int64_t>{batch, info.policy_size}));
     EXPECT_EQ(o.wdl.sizes().vec(), (std::vector<int64_t>{batch, 3}));
+    EXPECT_FALSE(o.moves_left.defined());
+    EXPECT_FALSE(info.moves_left);
+    for (float v : out.moves_left) EXPECT_EQ(v, -1.0f);  // not written
   }
+}
+
+// The moves-left head: plies, one per position, non-negative and not the
+// same everywhere; the module and the backend agree.
+TEST(NetworkTest, MovesLeftHeadGivesPliesPerPosition) {
+  const NetworkWeights w = TinyWeights("tavreli", 5, 4, /*moves_left=*/3);
+  std::unique_ptr<Backend> backend = MakeBackend(w);
+  ASSERT_TRUE(backend->Info().moves_left);
+  const int batch = 6;
+  const std::vector<float> input = RandomInput(backend->Info(), batch, 3);
+  const Outputs out = Evaluate(*backend, batch, input);
+  Network net(w.architecture());
+  ASSERT_TRUE(LoadModuleWeights(w, net.get()).ok());
+  net->eval();
+  torch::NoGradGuard no_grad;
+  const InputShape& shape = backend->Info().input;
+  const NetworkOutput o = net->forward(
+      torch::from_blob(const_cast<float*>(input.data()),
+                       {batch, shape.planes, shape.height, shape.width}));
+  ASSERT_TRUE(o.moves_left.defined());
+  ASSERT_EQ(o.moves_left.sizes().vec(), (std::vector<int64_t>{batch}));
+  for (int i = 0; i < batch; ++i) {
+    EXPECT_GE(out.moves_left[i], 0.0f) << i;
+    EXPECT_NEAR(out.moves_left[i], o.moves_left[i].item<float>(),
+                1e-4 * std::max(1.0f, out.moves_left[i]))
+        << i;
+  }
+  EXPECT_NE(*std::min_element(out.moves_left.begin(), out.moves_left.end()),
+            *std::max_element(out.moves_left.begin(), out.moves_left.end()));
 }
 
 TEST(NetworkTest, MaskedPolicyOverLegalMovesSumsToOne) {
@@ -312,8 +362,9 @@ TEST(NetworkTest, BatchRowsAreIndependent) {
 
 // Folding BN and the channels-last layout compute the module's function.
 TEST(NetworkTest, FoldedBackendMatchesTheModule) {
-  for (int se_ratio : {0, 4}) {
-    const NetworkWeights w = TinyWeights("tavreli", 9, se_ratio);
+  for (const auto& [se_ratio, moves_left] :
+       {std::pair{0, 0}, std::pair{4, 0}, std::pair{0, 2}, std::pair{4, 3}}) {
+    const NetworkWeights w = TinyWeights("tavreli", 9, se_ratio, moves_left);
     TorchBackendOptions unfolded;
     unfolded.fold_batchnorm = false;
     TorchBackendOptions nchw;
@@ -329,6 +380,12 @@ TEST(NetworkTest, FoldedBackendMatchesTheModule) {
           << "se_ratio " << se_ratio << " channels_last "
           << options.channels_last;
       EXPECT_LT(MaxRelativeDifference(got.wdl, expected.wdl), 1e-5);
+      EXPECT_LT(MaxRelativeDifference(got.moves_left, expected.moves_left),
+                1e-4)
+          << "moves_left head " << moves_left;
+      if (moves_left > 0) {
+        for (float v : got.moves_left) EXPECT_GE(v, 0.0f);
+      }
     }
   }
 }
@@ -505,49 +562,107 @@ TEST(CudaTest, Fp16OnTheGpuAgreesWithFp32) {
 // Weight files.
 
 TEST(WeightsFileTest, SaveLoadGivesBitIdenticalOutputs) {
-  const NetworkWeights w = TinyWeights("tavreli", 4);
-  const std::string path = TempPath("roundtrip.net");
-  ASSERT_TRUE(WriteNetworkWeights(w, path).ok());
-  absl::StatusOr<NetworkWeights> loaded = ReadNetworkWeights(path);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
-  EXPECT_EQ(loaded->header.game(), "tavreli");
-  EXPECT_EQ(loaded->header.provenance().generation(), 3);
-  EXPECT_EQ(loaded->header.provenance().note(), "test");
-  ASSERT_EQ(loaded->tensors.size(), w.tensors.size());
-  for (size_t i = 0; i < w.tensors.size(); ++i) {
-    EXPECT_EQ(loaded->tensors[i].name, w.tensors[i].name);
-    EXPECT_EQ(loaded->tensors[i].shape, w.tensors[i].shape);
-    ASSERT_EQ(0, std::memcmp(loaded->tensors[i].values.data(),
-                             w.tensors[i].values.data(),
-                             w.tensors[i].values.size() * 4))
-        << w.tensors[i].name;
+  for (int moves_left : {0, 3}) {
+    SCOPED_TRACE(moves_left > 0 ? "with the moves-left head" : "without it");
+    const NetworkWeights w = TinyWeights("tavreli", 4, 4, moves_left);
+    const std::string path = TempPath("roundtrip.net");
+    ASSERT_TRUE(WriteNetworkWeights(w, path).ok());
+    absl::StatusOr<NetworkWeights> loaded = ReadNetworkWeights(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_EQ(loaded->header.game(), "tavreli");
+    EXPECT_EQ(loaded->header.provenance().generation(), 3);
+    EXPECT_EQ(loaded->header.provenance().note(), "test");
+    EXPECT_EQ(HasMovesLeftHead(loaded->architecture()), moves_left > 0);
+    EXPECT_EQ(loaded->Find("moves_left.fc2.weight") != nullptr, moves_left > 0);
+    ASSERT_EQ(loaded->tensors.size(), w.tensors.size());
+    for (size_t i = 0; i < w.tensors.size(); ++i) {
+      EXPECT_EQ(loaded->tensors[i].name, w.tensors[i].name);
+      EXPECT_EQ(loaded->tensors[i].shape, w.tensors[i].shape);
+      ASSERT_EQ(0, std::memcmp(loaded->tensors[i].values.data(),
+                               w.tensors[i].values.data(),
+                               w.tensors[i].values.size() * 4))
+          << w.tensors[i].name;
+    }
+    std::unique_ptr<Backend> before = MakeBackend(w);
+    std::unique_ptr<Backend> after = MakeBackend(*loaded);
+    const int batch = 9;
+    const std::vector<float> input = RandomInput(before->Info(), batch, 21);
+    const Outputs a = Evaluate(*before, batch, input);
+    const Outputs b = Evaluate(*after, batch, input);
+    EXPECT_EQ(
+        0, std::memcmp(a.policy.data(), b.policy.data(), a.policy.size() * 4));
+    EXPECT_EQ(0, std::memcmp(a.wdl.data(), b.wdl.data(), a.wdl.size() * 4));
+    EXPECT_EQ(0, std::memcmp(a.moves_left.data(), b.moves_left.data(),
+                             a.moves_left.size() * 4));
+    EXPECT_EQ(after->Info().moves_left, moves_left > 0);
+    // The atomic write leaves no temporary file behind.
+    for (const auto& entry : std::filesystem::directory_iterator(
+             std::filesystem::path(path).parent_path())) {
+      EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos)
+          << entry.path();
+    }
+    std::filesystem::remove(path);
   }
-  std::unique_ptr<Backend> before = MakeBackend(w);
-  std::unique_ptr<Backend> after = MakeBackend(*loaded);
-  const int batch = 9;
-  const std::vector<float> input = RandomInput(before->Info(), batch, 21);
-  const Outputs a = Evaluate(*before, batch, input);
-  const Outputs b = Evaluate(*after, batch, input);
-  EXPECT_EQ(0,
-            std::memcmp(a.policy.data(), b.policy.data(), a.policy.size() * 4));
-  EXPECT_EQ(0, std::memcmp(a.wdl.data(), b.wdl.data(), a.wdl.size() * 4));
-  // The atomic write leaves no temporary file behind.
-  for (const auto& entry : std::filesystem::directory_iterator(
-           std::filesystem::path(path).parent_path())) {
-    EXPECT_EQ(entry.path().string().find(path + ".tmp"), std::string::npos)
-        << entry.path();
+}
+
+// A net written before the moves-left head existed (the bundled Tavreli
+// net) reads as one without it, writes back to the very same bytes, and
+// computes the same policy and value as the same net with a head added:
+// the head changes nothing else.
+TEST(WeightsFileTest, OldNetWithoutTheHeadLoadsAndEvaluatesAsBefore) {
+  const std::string path = std::string(VOLKHV_SOURCE_DIR) + "/nets/tavreli.net";
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)),
+                          std::istreambuf_iterator<char>());
+  absl::StatusOr<NetworkWeights> old = ParseNetworkWeights(bytes);
+  ASSERT_TRUE(old.ok()) << old.status();
+  EXPECT_FALSE(HasMovesLeftHead(old->architecture()));
+  EXPECT_FALSE(old->architecture().has_moves_left_head_filters());
+  EXPECT_FALSE(old->architecture().has_moves_left_hidden());
+  absl::StatusOr<std::string> again = SerializeNetworkWeights(*old);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(*again == bytes) << "the file's bytes changed";
+
+  // The same net with a random moves-left head.
+  proto::NetworkFile header = old->header;
+  header.mutable_architecture()->set_moves_left_head_filters(4);
+  header.mutable_architecture()->set_moves_left_hidden(16);
+  absl::StatusOr<NetworkWeights> random = RandomNetworkWeights(header, 7);
+  ASSERT_TRUE(random.ok()) << random.status();
+  NetworkWeights with_head = *old;
+  with_head.header = header;
+  for (const TensorData& t : random->tensors) {
+    if (t.name.starts_with("moves_left.")) with_head.tensors.push_back(t);
   }
-  std::filesystem::remove(path);
+  ASSERT_TRUE(SerializeNetworkWeights(with_head).ok());
+  std::unique_ptr<Backend> plain = MakeBackend(*old);
+  std::unique_ptr<Backend> headed = MakeBackend(with_head);
+  EXPECT_FALSE(plain->Info().moves_left);
+  EXPECT_TRUE(headed->Info().moves_left);
+  const int batch = 8;
+  const std::vector<float> input = RandomInput(plain->Info(), batch, 11);
+  const Outputs a = Evaluate(*plain, batch, input);
+  const Outputs b = Evaluate(*headed, batch, input);
+  EXPECT_EQ(a.policy, b.policy);
+  EXPECT_EQ(a.wdl, b.wdl);
+  for (int i = 0; i < batch; ++i) {
+    EXPECT_EQ(a.moves_left[i], -1.0f);
+    EXPECT_GE(b.moves_left[i], 0.0f);
+  }
 }
 
 TEST(WeightsFileTest, ModuleRoundTripIsExact) {
-  const NetworkWeights w = TinyWeights("tavlei9", 6);
-  Network net(w.architecture());
-  ASSERT_TRUE(LoadModuleWeights(w, net.get()).ok());
-  absl::StatusOr<NetworkWeights> back = WeightsFromModule(*net, w.header);
-  ASSERT_TRUE(back.ok()) << back.status();
-  for (size_t i = 0; i < w.tensors.size(); ++i) {
-    EXPECT_EQ(back->tensors[i].values, w.tensors[i].values);
+  for (int moves_left : {0, 2}) {
+    const NetworkWeights w = TinyWeights("tavlei9", 6, 4, moves_left);
+    Network net(w.architecture());
+    ASSERT_TRUE(LoadModuleWeights(w, net.get()).ok());
+    absl::StatusOr<NetworkWeights> back = WeightsFromModule(*net, w.header);
+    ASSERT_TRUE(back.ok()) << back.status();
+    ASSERT_EQ(back->tensors.size(), w.tensors.size());
+    for (size_t i = 0; i < w.tensors.size(); ++i) {
+      EXPECT_EQ(back->tensors[i].name, w.tensors[i].name);
+      EXPECT_EQ(back->tensors[i].values, w.tensors[i].values);
+    }
   }
 }
 
@@ -680,6 +795,26 @@ TEST(WeightsFileTest, StructuralErrorsAreNamed) {
   f.clear_game();
   EXPECT_TRUE(Contains(ParseError(WithChecksum(f)), "no game"));
 
+  // A header that claims a moves-left head the tensors lack, and tensors
+  // of a head the header does not claim.
+  f = good;
+  f.mutable_architecture()->set_moves_left_head_filters(2);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "missing tensor 'moves_left.conv.weight'"));
+  f = ParsedFile(TinyWeights("tavreli", 1, 4, /*moves_left=*/2));
+  ASSERT_EQ(ParseError(WithChecksum(f)), "(accepted)");
+  f.mutable_architecture()->clear_moves_left_head_filters();
+  EXPECT_TRUE(
+      Contains(ParseError(WithChecksum(f)), "unexpected tensor 'moves_left."));
+  f.mutable_architecture()->set_moves_left_head_filters(-1);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "architecture.moves_left_head_filters: must be in "
+                       "[0, 1024], got -1"));
+  f.mutable_architecture()->set_moves_left_head_filters(2);
+  f.mutable_architecture()->set_moves_left_hidden(0);
+  EXPECT_TRUE(Contains(ParseError(WithChecksum(f)),
+                       "architecture.moves_left_hidden: must be in [1, 8192]"));
+
   // Incomplete weights cannot be written.
   NetworkWeights incomplete = w;
   incomplete.tensors.pop_back();
@@ -762,6 +897,12 @@ TEST(NetworkConfigTest, BadConfigsNameTheKey) {
   EXPECT_TRUE(Contains(error("architecture { input_planes: 3 }"),
                        "architecture.input_planes"));
   EXPECT_TRUE(Contains(error("stack_layers: 0"), "stack_layers"));
+  EXPECT_EQ(error("architecture { moves_left_head_filters: 8 }"), "(accepted)");
+  EXPECT_TRUE(Contains(error("architecture { moves_left_head_filters: 2000 }"),
+                       "architecture.moves_left_head_filters"));
+  EXPECT_TRUE(Contains(
+      error("architecture { moves_left_head_filters: 8 moves_left_hidden: 0 }"),
+      "architecture.moves_left_hidden"));
   EXPECT_TRUE(Contains(error("seed: -1"), "seed"));
 }
 

@@ -1287,7 +1287,7 @@ TEST(TrainerTest, ExportedNetLoadsAndEvaluates) {
   std::vector<float> input(encoder->Shape().Size());
   encoder->Encode(*state, input.data());
   std::vector<float> policy(encoder->PolicySize()), wdl(3);
-  (*backend)->Compute(1, input.data(), policy.data(), wdl.data());
+  (*backend)->Compute(1, input.data(), policy.data(), wdl.data(), nullptr);
   for (float v : policy) ASSERT_TRUE(std::isfinite(v));
   EXPECT_NEAR(wdl[0] + wdl[1] + wdl[2], 1.0f, 1e-5);
 
