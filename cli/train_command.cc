@@ -45,6 +45,9 @@ void PrintProgress(const training::TrainProgress& p) {
       p.step, p.call_done, p.call_total, p.learning_rate, p.train.total,
       p.train.policy, p.train.value, Percent(p.train.policy_accuracy),
       Percent(p.train.value_accuracy));
+  if (p.moves_left) {
+    Append(&line, absl::StrFormat("  moves left %.4f", p.train.moves_left));
+  }
   if (p.has_validation) {
     Append(&line, absl::StrFormat("  val %.4f (policy %.4f, value %.4f) "
                                   "acc %s/%s",
@@ -52,6 +55,10 @@ void PrintProgress(const training::TrainProgress& p) {
                                   p.validation.value,
                                   Percent(p.validation.policy_accuracy),
                                   Percent(p.validation.value_accuracy)));
+    if (p.moves_left) {
+      Append(&line,
+             absl::StrFormat(" moves left %.4f", p.validation.moves_left));
+    }
   }
   Append(&line,
          absl::StrFormat("  %.0f pos/s  load wait %s", p.samples_per_second,

@@ -22,10 +22,13 @@
 
 namespace volkhv::testing {
 
-// Writes a tiny random net (2 blocks x 16 filters) for `game_name`.
+// Writes a tiny random net (2 blocks x 16 filters) for `game_name`, with a
+// moves-left head of that many filters (and 32 hidden units) when
+// `moves_left_filters` is not 0 (the file's name then says so).
 inline std::string WriteTinyNet(const std::string& dir,
                                 const std::string& game_name,
-                                int generation = 0) {
+                                int generation = 0,
+                                int moves_left_filters = 0) {
   std::unique_ptr<Game> game = NewGame(game_name);
   std::unique_ptr<Encoder> encoder = EncoderFor(*game);
   proto::NetworkFile h;
@@ -40,13 +43,19 @@ inline std::string WriteTinyNet(const std::string& dir,
   a->set_policy_head_filters(16);
   a->set_value_head_filters(4);
   a->set_value_hidden(32);
+  if (moves_left_filters > 0) {
+    a->set_moves_left_head_filters(moves_left_filters);
+    a->set_moves_left_hidden(32);
+  }
   nn::SetGeometry(*encoder, a);
   h.mutable_provenance()->set_generation(generation);
   h.mutable_provenance()->set_training_steps(0);
   h.mutable_provenance()->set_training_positions(0);
   absl::StatusOr<nn::NetworkWeights> w = nn::RandomNetworkWeights(h, 7);
   EXPECT_TRUE(w.ok()) << w.status();
-  const std::string path = Cat(dir, "/net-", game_name, ".net");
+  const std::string path =
+      Cat(dir, "/net-", game_name, moves_left_filters > 0 ? "-moves-left" : "",
+          ".net");
   EXPECT_TRUE(nn::WriteNetworkWeights(*w, path).ok());
   return path;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,6 +17,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "engine/game/encoder.h"
@@ -115,6 +117,9 @@ TEST(TrainingConfigTest, RejectsUnknownKeysAndBadValuesNamingTheKey) {
       {"result_discount: 0", "result_discount"},
       {"result_discount: 1.01", "result_discount"},
       {"loader_threads: 0", "loader_threads"},
+      {"moves_left_loss_weight: -1", "moves_left_loss_weight: must be in"},
+      {"moves_left_loss_weight: nan", "moves_left_loss_weight: must be in"},
+      {"moves_left_loss_weight: 101", "moves_left_loss_weight: must be in"},
   };
   for (const auto& c : cases) {
     absl::StatusOr<proto::TrainingConfig> config =
@@ -467,6 +472,46 @@ TEST(DatasetTest, TargetsAreNormalisedVisitsAndTheResultOfTheSideToMove) {
   ASSERT_TRUE(d.BuildBatch({{odd, 0}}, {}, &one).ok());
   EXPECT_EQ(std::vector<float>(one.wdl.begin(), one.wdl.begin() + 3),
             (std::vector<float>{0, 0, 1}));
+}
+
+// The moves-left target of a position is the plies from it to the game's
+// last recorded ply, whoever moves and whatever the result.
+TEST(DatasetTest, MovesLeftTargetIsThePliesToTheGamesEnd) {
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
+  std::vector<proto::GameRecord> games = SyntheticGames(
+      "tavreli", {.games = 3, .max_plies = 14, .cheap_odd_plies = true});
+  // Games of 14, 9 (cut short, as a resignation leaves it) and 14 plies.
+  while (games[1].plies_size() > 9) games[1].mutable_plies()->RemoveLast();
+  games[2].set_winner(proto::GameRecord::DRAW);
+  WriteRecords(dir + "/a.vrec", games);
+  DatasetOptions options;
+  options.records_dir = dir;
+  options.game = "tavreli";
+  options.config.set_validation_fraction(0);
+  absl::StatusOr<std::unique_ptr<Dataset>> data =
+      Dataset::Load(options, [](const std::string& w) { ADD_FAILURE() << w; });
+  ASSERT_TRUE(data.ok()) << data.status();
+  const Dataset& d = **data;
+  std::vector<Sample> samples;
+  for (const PositionRef& ref : d.train()) samples.push_back({ref, 0});
+  ASSERT_EQ(samples.size(), 7u + 5u + 7u);
+  Batch batch;
+  ASSERT_TRUE(d.BuildBatch(samples, {}, &batch).ok());
+  std::map<int, int> rows_per_length;
+  for (int row = 0; row < batch.size; ++row) {
+    const PositionRef ref = samples[row].ref;
+    const int length = d.games()[ref.game].plies_size();
+    ++rows_per_length[length];
+    EXPECT_EQ(batch.moves_left[row], static_cast<float>(length - ref.ply))
+        << "game " << ref.game << " ply " << ref.ply;
+  }
+  EXPECT_EQ(rows_per_length, (std::map<int, int>{{9, 5}, {14, 14}}));
+  // The first position of a 14-ply game: 14 plies to go; its last: 1.
+  Batch one;
+  ASSERT_TRUE(d.BuildBatch({{{0, 0}, 0}, {{0, 13}, 0}}, {}, &one).ok());
+  EXPECT_EQ(one.moves_left[0], 14.0f);
+  EXPECT_EQ(one.moves_left[1], 1.0f);
 }
 
 // Writes `games` into dir/a.vrec and loads them all as training positions.
@@ -987,6 +1032,106 @@ TEST(TrainerTest, LossDecreasesOnAFixedDataSet) {
             Split(lines[0], ",", false).size());
   EXPECT_FALSE(Contains(std::string(lines[3]), ",,"));    // validation present
   EXPECT_TRUE(Contains(std::string(lines[1]), ",,,,,"));  // none
+  EXPECT_FALSE(Contains(std::string(lines[0]), "moves_left"));
+  for (const Losses& l : *losses) EXPECT_EQ(l.moves_left, 0);
+}
+
+// Pearson's correlation of two series.
+double Correlation(const std::vector<double>& x, const std::vector<double>& y) {
+  const double n = static_cast<double>(x.size());
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    mx += x[i] / n;
+    my += y[i] / n;
+  }
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mx) * (y[i] - my);
+    sxx += (x[i] - mx) * (x[i] - mx);
+    syy += (y[i] - my) * (y[i] - my);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : 0;
+}
+
+// A net with the moves-left head learns the plies to the end on a tiny
+// synthetic window (every game 40 plies of random moves: the plies left
+// are 40 - ply, which the position shows through how far the pieces have
+// spread): its loss falls, the CSV log has its columns, and the exported
+// net's predictions follow the true plies left.
+TEST(TrainerTest, MovesLeftHeadLearnsThePliesToTheEnd) {
+  const ScopedTempDir test_dir;
+  const std::string& dir = test_dir.path();
+  std::filesystem::create_directories(dir + "/records");
+  const std::vector<proto::GameRecord> games =
+      SyntheticGames("tavlei9", {.games = 16, .max_plies = 40});
+  WriteRecords(dir + "/records/a.vrec", games);
+  proto::TrainingConfig config = TinyConfig();
+  config.set_batch_size(32);
+  config.set_steps(150);
+  config.set_log_interval(50);
+  config.set_validation_fraction(0);
+  TrainerOptions options = Options(
+      dir, WriteTinyNet(dir, "tavlei9", 0, /*moves_left_filters=*/4), config);
+  options.log_csv = dir + "/log.csv";
+  std::unique_ptr<Trainer> trainer = NewTrainer(options);
+  ASSERT_NE(trainer, nullptr);
+  absl::StatusOr<std::vector<Losses>> losses = trainer->Train(150);
+  ASSERT_TRUE(losses.ok()) << losses.status();
+  ASSERT_EQ(losses->size(), 150u);
+  double first = 0, last = 0;
+  for (int i = 0; i < 10; ++i) {
+    first += (*losses)[i].moves_left / 10;
+    last += (*losses)[140 + i].moves_left / 10;
+  }
+  EXPECT_GT(first, 0);
+  EXPECT_LT(last, 0.5 * first) << "first " << first << " last " << last;
+
+  absl::StatusOr<std::string> log = ReadWholeFile(options.log_csv);
+  ASSERT_TRUE(log.ok());
+  std::vector<std::string_view> lines = Split(*log, "\n", true);
+  ASSERT_EQ(lines.size(), 4u) << *log;
+  EXPECT_EQ(lines[0], TrainingLogHeader(/*moves_left=*/true));
+  EXPECT_TRUE(Contains(std::string(lines[0]),
+                       "val_value_accuracy,train_moves_left_loss,"
+                       "val_moves_left_loss,window_positions"));
+  const std::vector<std::string_view> cells = Split(lines[3], ",", false);
+  ASSERT_EQ(cells.size(), Split(lines[0], ",", false).size());
+  EXPECT_FALSE(cells[12].empty());  // train_moves_left_loss
+
+  // The exported net against the true plies left of every position.
+  ASSERT_TRUE(trainer->Export(dir + "/out.net").ok());
+  absl::StatusOr<nn::NetworkWeights> w =
+      nn::ReadNetworkWeights(dir + "/out.net");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_TRUE(nn::HasMovesLeftHead(w->architecture()));
+  nn::TorchBackendOptions backend_options;
+  backend_options.threads = 1;
+  absl::StatusOr<std::unique_ptr<nn::Backend>> backend =
+      nn::MakeTorchBackend(*w, backend_options);
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  std::unique_ptr<Game> game = NewGame("tavlei9");
+  std::unique_ptr<Encoder> encoder = EncoderFor(*game);
+  std::vector<double> predicted, truth;
+  for (const proto::GameRecord& record : games) {
+    std::unique_ptr<GameState> state = game->NewInitialState();
+    for (int ply = 0; ply < record.plies_size(); ++ply) {
+      std::vector<float> input(encoder->Shape().Size());
+      encoder->Encode(*state, input.data());
+      std::vector<float> policy(encoder->PolicySize());
+      float wdl[3], moves_left = -1;
+      (*backend)->Compute(1, input.data(), policy.data(), wdl, &moves_left);
+      ASSERT_GE(moves_left, 0);
+      predicted.push_back(moves_left);
+      truth.push_back(record.plies_size() - ply);
+      state->Play(UnpackMove(record.plies(ply).move()));
+    }
+  }
+  const double r = Correlation(predicted, truth);
+  std::printf(
+      "moves-left loss %.4f -> %.4f; correlation with the plies "
+      "left %.3f over %zu positions\n",
+      first, last, r, truth.size());
+  EXPECT_GT(r, 0.7);
 }
 
 // Issue 22, item 5: a net whose outputs overflow gives a non-finite loss:
@@ -1112,8 +1257,9 @@ TEST(TrainerTest, ResumesAfterABadFileIsRemovedWithoutDuplicateLogLines) {
 // Training with a checkpoint, "killing" the trainer (destroying it after a
 // step that no checkpoint saved) and resuming gives the same losses as an
 // uninterrupted run, the same CSV lines and the same net.
-class ResumeTest
-    : public ::testing::TestWithParam<proto::TrainingConfig::Optimizer> {};
+// Parameters: the optimiser, and whether the net has the moves-left head.
+class ResumeTest : public ::testing::TestWithParam<
+                       std::tuple<proto::TrainingConfig::Optimizer, bool>> {};
 
 TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
   const ScopedTempDir test_dir;
@@ -1121,10 +1267,12 @@ TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
   std::filesystem::create_directories(dir + "/records");
   WriteRecords(dir + "/records/a.vrec",
                SyntheticGames("tavreli", {.games = 6, .max_plies = 30}));
-  const std::string net = WriteTinyNet(dir, "tavreli");
+  const auto [optimizer, moves_left_head] = GetParam();
+  const std::string net =
+      WriteTinyNet(dir, "tavreli", 0, moves_left_head ? 4 : 0);
   proto::TrainingConfig config = TinyConfig();
-  config.set_optimizer(GetParam());
-  if (GetParam() == proto::TrainingConfig::ADAMW) {
+  config.set_optimizer(optimizer);
+  if (optimizer == proto::TrainingConfig::ADAMW) {
     config.set_learning_rate(0.003f);
     config.set_weight_decay(0.01f);
   }
@@ -1153,6 +1301,8 @@ TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
   ASSERT_TRUE(before.ok()) << before.status();
   for (int i = 0; i < 5; ++i) {
     EXPECT_EQ((*before)[i].total, (*all)[i].total) << "step " << i;
+    EXPECT_EQ((*before)[i].moves_left, (*all)[i].moves_left) << "step " << i;
+    EXPECT_EQ((*all)[i].moves_left > 0, moves_left_head) << "step " << i;
   }
   b.reset();  // killed: step 5 is lost
 
@@ -1177,6 +1327,7 @@ TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
     EXPECT_NEAR((*after)[i].policy, (*all)[4 + i].policy, 1e-6);
     EXPECT_NEAR((*after)[i].value, (*all)[4 + i].value, 1e-6);
     EXPECT_NEAR((*after)[i].total, (*all)[4 + i].total, 1e-6);
+    EXPECT_NEAR((*after)[i].moves_left, (*all)[4 + i].moves_left, 1e-6);
   }
   ASSERT_TRUE(c->Export(dir + "/resumed.net").ok());
 
@@ -1232,9 +1383,17 @@ TEST_P(ResumeTest, ResumeReproducesTheUninterruptedRun) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Optimizers, ResumeTest,
-                         ::testing::Values(proto::TrainingConfig::SGD,
-                                           proto::TrainingConfig::ADAMW));
+INSTANTIATE_TEST_SUITE_P(
+    Optimizers, ResumeTest,
+    ::testing::Combine(::testing::Values(proto::TrainingConfig::SGD,
+                                         proto::TrainingConfig::ADAMW),
+                       ::testing::Bool()),
+    [](const ::testing::TestParamInfo<ResumeTest::ParamType>& info) {
+      return std::string(std::get<0>(info.param) == proto::TrainingConfig::SGD
+                             ? "SGD"
+                             : "ADAMW") +
+             (std::get<1>(info.param) ? "_MovesLeftHead" : "");
+    });
 
 // The exported net reads back, fits the game, loads into the LibTorch
 // backend and evaluates; its provenance says where it came from. A second

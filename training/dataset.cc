@@ -177,6 +177,7 @@ void Batch::Resize(int capacity, const InputShape& shape) {
   target_count.resize(capacity);
   best_index.resize(capacity);
   wdl.resize(static_cast<size_t>(capacity) * 3);
+  moves_left.resize(capacity);
 }
 
 bool IsTrainingPly(const proto::PlyRecord& ply) {
@@ -514,6 +515,9 @@ absl::Status Dataset::BuildOne(const Sample& sample, int row,
     }
   }
   batch->target_count[row] = count;
+
+  batch->moves_left[row] = static_cast<float>(record.plies_size() -
+                                              static_cast<int>(sample.ref.ply));
 
   // The result from the side to move's view.
   float* wdl = batch->wdl.data() + static_cast<size_t>(row) * 3;

@@ -15,7 +15,14 @@
 //   value:  the game's result from the side to move's view, one-hot
 //           (win, draw, loss), discounted by the plies to the game's end
 //           and mixed with the searched root WDL recorded at the ply as
-//           BuildBatch's ValueTarget asks.
+//           BuildBatch's ValueTarget asks;
+//   moves left (trained for a net with the moves-left head): the plies
+//           from the position to the game's last recorded ply,
+//           plies_size - ply. A game that ended by resignation,
+//           adjudication or the maximum length counts the plies to that end
+//           as they were played (the record holds no later plies; lc0 does
+//           the same): the head learns how long the run's games last from
+//           a position, not how far a theoretical end is.
 #ifndef VOLKHV_TRAINING_DATASET_H_
 #define VOLKHV_TRAINING_DATASET_H_
 
@@ -86,6 +93,7 @@ struct Batch {
   int target_width = 0;             // max(target_count) over the batch
   std::vector<int64_t> best_index;  // [capacity] the most visited index
   std::vector<float> wdl;           // [capacity][3] one-hot win/draw/loss
+  std::vector<float> moves_left;    // [capacity] plies to the game's end
 };
 
 struct DatasetOptions {

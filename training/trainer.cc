@@ -43,7 +43,18 @@ double SecondsSince(Clock::time_point start) {
 }
 
 // The order of TrainerState.pending_sums and of the statistics tensor.
-enum Stat { kPolicy, kValue, kTotal, kPolicyAccuracy, kValueAccuracy, kStats };
+// kMovesLeft came later: a checkpoint written before it holds the first
+// kStatsBefore only.
+enum Stat {
+  kPolicy,
+  kValue,
+  kTotal,
+  kPolicyAccuracy,
+  kValueAccuracy,
+  kMovesLeft,
+  kStats
+};
+constexpr int kStatsBefore = kMovesLeft;
 
 Losses LossesFromSums(const double* sums, double count, int64_t positions) {
   Losses l;
@@ -53,8 +64,19 @@ Losses LossesFromSums(const double* sums, double count, int64_t positions) {
   l.total = sums[kTotal] / count;
   l.policy_accuracy = sums[kPolicyAccuracy] / count;
   l.value_accuracy = sums[kValueAccuracy] / count;
+  l.moves_left = sums[kMovesLeft] / count;
   l.positions = positions;
   return l;
+}
+
+// The moves-left loss per position: Huber with delta 0.5 on plies /
+// kMovesLeftScale (lc0's); zeros when the net has no head.
+torch::Tensor MovesLeftLoss(const nn::NetworkOutput& out,
+                            const torch::Tensor& target) {
+  if (!out.moves_left.defined()) return torch::zeros_like(target);
+  return torch::huber_loss(out.moves_left / nn::kMovesLeftScale,
+                           target / nn::kMovesLeftScale, at::Reduction::None,
+                           /*delta=*/0.5);
 }
 
 absl::Status TorchError(std::string_view what, const c10::Error& e) {
@@ -152,6 +174,9 @@ nn::NetworkOutput Forward(nn::Network& module, const torch::Tensor& x,
   if (bf16) {
     out.policy = out.policy.to(torch::kFloat32);
     out.wdl = out.wdl.to(torch::kFloat32);
+    if (out.moves_left.defined()) {
+      out.moves_left = out.moves_left.to(torch::kFloat32);
+    }
   }
   return out;
 }
@@ -186,9 +211,9 @@ void KeepLargeBlocksInTheHeap() {
 
 // A batch as tensors (views of its buffers on the CPU, copies elsewhere):
 // planes, the policy targets' indices and probabilities, the most visited
-// move's index, the WDL target.
+// move's index, the WDL target, the plies to the game's end.
 struct BatchTensors {
-  torch::Tensor x, index, prob, best, wdl;
+  torch::Tensor x, index, prob, best, wdl, moves_left;
 };
 
 BatchTensors ToTensors(const Batch& b, const InputShape& shape,
@@ -208,6 +233,7 @@ BatchTensors ToTensors(const Batch& b, const InputShape& shape,
           .narrow(1, 0, b.target_width),
       blob(b.best_index.data(), {n}, torch::kInt64),
       blob(b.wdl.data(), {n, 3}, torch::kFloat32),
+      blob(b.moves_left.data(), {n}, torch::kFloat32),
   };
 }
 
@@ -222,11 +248,17 @@ absl::Status CheckBatchSplit(int batch_size, int world_size) {
 
 }  // namespace
 
-std::string TrainingLogHeader() {
-  return "step,lr,train_policy_loss,train_value_loss,train_total_loss,"
-         "train_policy_accuracy,train_value_accuracy,val_policy_loss,"
-         "val_value_loss,val_total_loss,val_policy_accuracy,"
-         "val_value_accuracy,window_positions,samples_per_s,load_wait_share";
+std::string TrainingLogHeader(bool moves_left) {
+  std::string header =
+      "step,lr,train_policy_loss,train_value_loss,train_total_loss,"
+      "train_policy_accuracy,train_value_accuracy,val_policy_loss,"
+      "val_value_loss,val_total_loss,val_policy_accuracy,"
+      "val_value_accuracy,window_positions,samples_per_s,load_wait_share";
+  if (!moves_left) return header;
+  // Before the timing columns, which stay last.
+  const size_t window = header.find(",window_positions");
+  header.insert(window, ",train_moves_left_loss,val_moves_left_loss");
+  return header;
 }
 
 struct Trainer::Impl {
@@ -266,6 +298,9 @@ struct Trainer::Impl {
   int local_batch() const { return config().batch_size() / world_size(); }
   bool bf16() const {
     return config().mixed_precision() == proto::TrainingConfig::BF16;
+  }
+  bool moves_left_head() const {
+    return nn::HasMovesLeftHead(state.header().architecture());
   }
 
   // Whether this LibTorch can run a bf16 autocast step's forward and
@@ -655,7 +690,8 @@ struct Trainer::Impl {
       }
       const InputShape shape = dataset->encoder().Shape();
       const int64_t n = b.size;
-      const auto [x, index, prob, best, wdl] = ToTensors(b, shape, device);
+      const auto [x, index, prob, best, wdl, plies_left] =
+          ToTensors(b, shape, device);
 
       module->train();
       nn::NetworkOutput out = Forward(module, x, bf16());
@@ -666,9 +702,14 @@ struct Trainer::Impl {
           -(wdl * torch::log_softmax(out.wdl, 1)).sum(1).mean();
       torch::Tensor total = config().policy_loss_weight() * policy_loss +
                             config().value_loss_weight() * value_loss;
+      torch::Tensor moves_left_loss = MovesLeftLoss(out, plies_left).mean();
+      if (out.moves_left.defined()) {
+        total = total + config().moves_left_loss_weight() * moves_left_loss;
+      }
       if (group) {
-        absl::StatusOr<Losses> update = DistributedUpdate(
-            step, out, policy_loss, value_loss, total, best, wdl);
+        absl::StatusOr<Losses> update =
+            DistributedUpdate(step, out, policy_loss, value_loss,
+                              moves_left_loss, total, best, wdl);
         if (!update.ok()) return update.status();
         FinishStep(step, start);
         return *update;
@@ -691,7 +732,8 @@ struct Trainer::Impl {
           out.wdl.argmax(1).eq(wdl.argmax(1)).to(torch::kFloat32).mean();
       torch::Tensor stats =
           torch::stack({policy_loss.detach(), value_loss.detach(),
-                        total.detach(), policy_hit, value_hit})
+                        total.detach(), policy_hit, value_hit,
+                        moves_left_loss.detach()})
               .to(torch::kCPU, torch::kFloat64)
               .contiguous();
       const double* s = stats.data_ptr<double>();
@@ -707,6 +749,7 @@ struct Trainer::Impl {
   }
 
   void AddPendingSums(const double* s) {
+    PadPendingSums();
     if (state.pending_sums_size() != kStats) {
       state.clear_pending_sums();
       for (int i = 0; i < kStats; ++i) state.add_pending_sums(0);
@@ -714,6 +757,13 @@ struct Trainer::Impl {
     for (int i = 0; i < kStats; ++i) {
       state.set_pending_sums(i, state.pending_sums(i) + s[i]);
     }
+  }
+
+  // A checkpoint written before the moves-left loss holds kStatsBefore
+  // sums: the moves-left sum is 0 there.
+  void PadPendingSums() {
+    if (state.pending_sums_size() != kStatsBefore) return;
+    while (state.pending_sums_size() < kStats) state.add_pending_sums(0);
   }
 
   // The counters after the step `step` begun at `start` (the positions of
@@ -755,13 +805,11 @@ struct Trainer::Impl {
   // global batch's losses (the mean of the ranks' means, the slices being
   // equal), refused when not finite on every rank alike; the backward
   // pass; the gradients averaged; the optimiser's step.
-  absl::StatusOr<Losses> DistributedUpdate(int64_t step,
-                                           const nn::NetworkOutput& out,
-                                           const torch::Tensor& policy_loss,
-                                           const torch::Tensor& value_loss,
-                                           const torch::Tensor& total,
-                                           const torch::Tensor& best,
-                                           const torch::Tensor& wdl) {
+  absl::StatusOr<Losses> DistributedUpdate(
+      int64_t step, const nn::NetworkOutput& out,
+      const torch::Tensor& policy_loss, const torch::Tensor& value_loss,
+      const torch::Tensor& moves_left_loss, const torch::Tensor& total,
+      const torch::Tensor& best, const torch::Tensor& wdl) {
     torch::Tensor stats;
     try {
       {
@@ -771,7 +819,8 @@ struct Trainer::Impl {
         torch::Tensor value_hit =
             out.wdl.argmax(1).eq(wdl.argmax(1)).to(torch::kFloat32).mean();
         stats = torch::stack({policy_loss.detach(), value_loss.detach(),
-                              total.detach(), policy_hit, value_hit})
+                              total.detach(), policy_hit, value_hit,
+                              moves_left_loss.detach()})
                     .to(torch::kCPU, torch::kFloat64)
                     .contiguous();
         group->AllReduceSumOrThrow(stats);
@@ -798,7 +847,7 @@ struct Trainer::Impl {
     Losses result;
     if (validation_sample.empty()) return result;
     SetThreads();
-    double sums[kStats] = {0, 0, 0, 0, 0};
+    double sums[kStats] = {0, 0, 0, 0, 0, 0};
     const int batch_size = config().batch_size();
     const InputShape shape = dataset->encoder().Shape();
     try {
@@ -818,20 +867,25 @@ struct Trainer::Impl {
           return s;
         }
         const Batch& b = validation_batch;
-        const auto [x, index, prob, best, wdl] = ToTensors(b, shape, device);
+        const auto [x, index, prob, best, wdl, plies_left] =
+            ToTensors(b, shape, device);
         nn::NetworkOutput out = Forward(module, x, bf16());
         torch::Tensor policy =
             -(prob * torch::log_softmax(out.policy, 1).gather(1, index)).sum(1);
         torch::Tensor value = -(wdl * torch::log_softmax(out.wdl, 1)).sum(1);
         torch::Tensor total = config().policy_loss_weight() * policy +
                               config().value_loss_weight() * value;
+        torch::Tensor moves_left = MovesLeftLoss(out, plies_left);
+        if (out.moves_left.defined()) {
+          total = total + config().moves_left_loss_weight() * moves_left;
+        }
         torch::Tensor policy_hit =
             out.policy.argmax(1).eq(best).to(torch::kFloat32);
         torch::Tensor value_hit =
             out.wdl.argmax(1).eq(wdl.argmax(1)).to(torch::kFloat32);
         torch::Tensor stats =
             torch::stack({policy.sum(), value.sum(), total.sum(),
-                          policy_hit.sum(), value_hit.sum()})
+                          policy_hit.sum(), value_hit.sum(), moves_left.sum()})
                 .to(torch::kCPU, torch::kFloat64)
                 .contiguous();
         for (int i = 0; i < kStats; ++i) sums[i] += stats.data_ptr<double>()[i];
@@ -853,7 +907,9 @@ struct Trainer::Impl {
           Cat(options.log_csv, ": cannot append: ", std::strerror(errno)));
     }
     std::string line;
-    if (FileSize(options.log_csv) == 0) line = TrainingLogHeader() + "\n";
+    if (FileSize(options.log_csv) == 0) {
+      line = TrainingLogHeader(p.moves_left) + "\n";
+    }
     Append(&line, p.step, ",", Number(p.learning_rate), ",",
            Number(p.train.policy), ",", Number(p.train.value), ",",
            Number(p.train.total), ",", Number(p.train.policy_accuracy), ",",
@@ -865,6 +921,10 @@ struct Trainer::Impl {
              Number(p.validation.value_accuracy), ",");
     } else {
       line += ",,,,,";
+    }
+    if (p.moves_left) {
+      Append(&line, Number(p.train.moves_left), ",",
+             p.has_validation ? Number(p.validation.moves_left) : "", ",");
     }
     Append(&line, p.window_positions, ",", Number(p.samples_per_second), ",",
            Number(p.load_wait_share), "\n");
@@ -882,6 +942,8 @@ struct Trainer::Impl {
     p.call_done = state.step() - state.call_start_step();
     p.call_total = state.target_step() - state.call_start_step();
     p.learning_rate = LearningRate(config(), std::max<int64_t>(0, p.step - 1));
+    p.moves_left = moves_left_head();
+    PadPendingSums();
     if (state.pending_sums_size() == kStats) {
       p.train = LossesFromSums(state.pending_sums().data(),
                                static_cast<double>(state.pending_steps()),

@@ -8,8 +8,12 @@
 // built ahead by background threads (training/prefetcher.h), and minimises
 //   policy_loss_weight * CE(visit distribution, softmax(policy logits))
 //   + value_loss_weight * CE(value target, softmax(WDL logits))
+//   + moves_left_loss_weight * Huber_0.5(M / 20, plies to the end / 20)
 // where the value target is the one-hot result, mixed with the searched
-// root WDL by search_value_weight (validation: the result alone),
+// root WDL by search_value_weight (validation: the result alone), and the
+// last term is there only for a net with the moves-left head (M its
+// output in plies; Huber with delta 0.5 on plies / kMovesLeftScale, as
+// lc0's: quadratic within 10 plies, linear beyond),
 // with SGD (Nesterov momentum, L2) or AdamW (decoupled weight decay); L2 /
 // weight decay applies to the convolution and linear weights only.
 //
@@ -83,6 +87,9 @@ struct Losses {
   double policy_accuracy = 0;
   // Share of positions whose most likely WDL outcome is the game's result.
   double value_accuracy = 0;
+  // The moves-left head's Huber loss (on plies / kMovesLeftScale); 0 for
+  // a net without the head.
+  double moves_left = 0;
   int64_t positions = 0;
 };
 
@@ -92,7 +99,8 @@ struct TrainProgress {
   int64_t call_done = 0;   // steps of this call done
   int64_t call_total = 0;  // steps of this call in all
   double learning_rate = 0;
-  Losses train;  // averaged over the steps since the previous line
+  Losses train;             // averaged over the steps since the previous line
+  bool moves_left = false;  // the net has the moves-left head
   bool has_validation = false;
   Losses validation;
   int64_t window_positions = 0;
@@ -180,8 +188,11 @@ class Trainer {
   std::unique_ptr<Impl> impl_;
 };
 
-// The CSV log's header line (without the newline).
-std::string TrainingLogHeader();
+// The CSV log's header line (without the newline); a net with the
+// moves-left head adds the columns train_moves_left_loss and
+// val_moves_left_loss before window_positions (the timing columns stay
+// last; a log without the head is the same as before the head existed).
+std::string TrainingLogHeader(bool moves_left = false);
 
 }  // namespace volkhv::training
 

@@ -72,6 +72,8 @@ absl::Status ValidateTrainingConfig(const proto::TrainingConfig& c) {
       CheckInt("validation_interval", c.validation_interval(), 0, kBillion));
   s.Update(CheckFloat("policy_loss_weight", c.policy_loss_weight(), 0, 100));
   s.Update(CheckFloat("value_loss_weight", c.value_loss_weight(), 0, 100));
+  s.Update(
+      CheckFloat("moves_left_loss_weight", c.moves_left_loss_weight(), 0, 100));
   s.Update(CheckFloat("search_value_weight", c.search_value_weight(), 0, 1));
   s.Update(CheckFloat("result_discount", c.result_discount(), 0, 1, true));
   s.Update(CheckFloat("td_value_weight", c.td_value_weight(), 0, 1));
