@@ -1867,6 +1867,9 @@ TEST(AnalysisPipeTest, RamMbCapsTheTree) {
 // 1 GB address-space limit, 1024 stacks) are a one-line error, not an abort.
 TEST(AnalysisPipeTest, ThreadsThatCannotStartAreAOneLineError) {
   if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  if (::volkhv::testing::kAddressSanitizer) {
+    GTEST_SKIP() << "an ASan binary cannot start under ulimit -v";
+  }
   const RunResult r = Volkhv("analysis --net random --analysis-threads 1024",
                              "ulimit -v 1000000;");
   const std::string text = r.out + r.err;

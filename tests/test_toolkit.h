@@ -154,6 +154,21 @@ inline RunResult VolkhvReading(const std::string& stdin_path,
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, Slurp(out), Slurp(err)};
 }
 
+// Whether this build (the tests and the binary they run) has AddressSanitizer,
+// which reserves terabytes of address space at start: such a binary cannot
+// start under an address-space limit (`ulimit -v`).
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
 // Runs `<env> volkhv <args>` through the shell with stdin from /dev/null;
 // `args` and `env` (shell words before the command, e.g.
 // "VOLKHV_NETS=/tmp/x", "env -u VOLKHV_NETS", "ulimit -v 1000000;") must be
