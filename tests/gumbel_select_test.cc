@@ -16,11 +16,14 @@ using ::testing::ElementsAre;
 class HandTree {
  public:
   HandTree(const std::vector<float>& priors, double root_value)
-      : edges_(priors.size()), children_(priors.size()) {
+      : edges_(priors.size()),
+        children_(priors.size()),
+        linked_(priors.size(), false) {
     for (size_t i = 0; i < priors.size(); ++i) {
       edges_[i].move = Move{static_cast<uint8_t>(i), 0, 0};
       edges_[i].prior = priors[i];
       children_[i].side_to_move = 1;
+      children_[i].index = static_cast<uint16_t>(i);
     }
     root_.edges = edges_.data();
     root_.num_edges = static_cast<uint16_t>(edges_.size());
@@ -33,7 +36,16 @@ class HandTree {
   // root's side.
   void Visit(int i, double value) {
     Node& c = children_[i];
-    edges_[i].child = &c;
+    if (!linked_[i]) {
+      // Link the visited children in index order, as Tree::AddChild does.
+      linked_[i] = true;
+      root_.first_child = nullptr;
+      for (int j = static_cast<int>(children_.size()) - 1; j >= 0; --j) {
+        if (!linked_[j]) continue;
+        children_[j].next_sibling = root_.first_child;
+        root_.first_child = &children_[j];
+      }
+    }
     c.wl = (c.wl * c.n - value) / (c.n + 1);
     ++c.n;
     root_.wl = (root_.wl * root_.n + value) / (root_.n + 1);
@@ -44,6 +56,7 @@ class HandTree {
   Node root_;
   std::vector<Edge> edges_;
   std::vector<Node> children_;
+  std::vector<bool> linked_;  // per child: in the root's children list
 };
 
 GumbelParams NoNoise() {

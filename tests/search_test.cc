@@ -23,6 +23,7 @@
 #include "engine/search/tree.h"
 #include "engine/tavlei/module.h"
 #include "engine/tavreli/module.h"
+#include "engine/util/random.h"
 #include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
@@ -820,19 +821,17 @@ TEST(SearchTest, TreeReuseKeepsTheSubtree) {
   const uint32_t m1_visits = first.moves[0].visits;
   // The most visited reply below m1.
   const Node* child = nullptr;
-  for (const Edge& edge : search.root()->children()) {
-    if (edge.move == m1) child = edge.child;
+  for (int i = 0; i < search.root()->num_edges; ++i) {
+    if (search.root()->edges[i].move == m1) child = search.root()->child(i);
   }
   ASSERT_NE(child, nullptr);
-  const Edge* reply = nullptr;
-  for (const Edge& edge : child->children()) {
-    if (edge.child && (!reply || edge.child->n > reply->child->n)) {
-      reply = &edge;
-    }
+  const Node* reply = nullptr;
+  for (const Node* c = child->first_child; c != nullptr; c = c->next_sibling) {
+    if (!reply || c->n > reply->n) reply = c;
   }
   ASSERT_NE(reply, nullptr);
-  const Move m2 = reply->move;
-  const uint32_t m2_visits = reply->child->n;
+  const Move m2 = child->edges[reply->index].move;
+  const uint32_t m2_visits = reply->n;
   ASSERT_GT(m2_visits, 1u);
   const uint64_t nodes_before = search.tree_nodes();
 
@@ -880,7 +879,7 @@ TEST(SearchTest, DirichletNoiseOnlyAtTheRootAndOnlyWhenEnabled) {
     const Node* root = search.root();
     double sum = 0;
     int differing = 0;
-    for (const Edge& edge : root->children()) {
+    for (const Edge& edge : root->edge_span()) {
       sum += edge.prior;
       differing += std::fabs(edge.prior - uniform) > 1e-4;
     }
@@ -893,17 +892,19 @@ TEST(SearchTest, DirichletNoiseOnlyAtTheRootAndOnlyWhenEnabled) {
     // Below the root, priors are the evaluator's (uniform) in both cases.
     int inner_nodes = 0;
     std::vector<const Node*> stack;
-    for (const Edge& edge : root->children()) {
-      if (edge.child) stack.push_back(edge.child);
+    for (const Node* c = root->first_child; c; c = c->next_sibling) {
+      stack.push_back(c);
     }
     while (!stack.empty()) {
       const Node* node = stack.back();
       stack.pop_back();
       if (!node->expanded()) continue;
       ++inner_nodes;
-      for (const Edge& edge : node->children()) {
+      for (const Edge& edge : node->edge_span()) {
         ASSERT_FLOAT_EQ(edge.prior, 1.0f / node->num_edges);
-        if (edge.child) stack.push_back(edge.child);
+      }
+      for (const Node* c = node->first_child; c; c = c->next_sibling) {
+        stack.push_back(c);
       }
     }
     EXPECT_GT(inner_nodes, 100);
@@ -1178,14 +1179,16 @@ TEST(SearchTest, MoveFilterRestrictsTheMovesNearTheRoot) {
   for (const MoveInfo& m : r.moves) moves.insert(state->MoveText(m.move));
   EXPECT_EQ(moves, (std::set<std::string>{"d2-d4", "e2-e4"}));
   EXPECT_EQ(r.moves[0].visits + r.moves[1].visits, 399u);
-  for (const Edge& edge : search.root()->children()) {
-    ASSERT_NE(edge.child, nullptr);
-    ASSERT_TRUE(edge.child->expanded());
-    ASSERT_EQ(edge.child->num_edges, 1);
+  for (int i = 0; i < search.root()->num_edges; ++i) {
+    const Edge& edge = search.root()->edges[i];
+    const Node* child = search.root()->child(i);
+    ASSERT_NE(child, nullptr);
+    ASSERT_TRUE(child->expanded());
+    ASSERT_EQ(child->num_edges, 1);
     auto after = state->Clone();
     after->Play(edge.move);
-    EXPECT_EQ(after->MoveText(edge.child->edges[0].move), "e7-e5");
-    EXPECT_NEAR(edge.child->edges[0].prior, 1.0f, 1e-6);
+    EXPECT_EQ(after->MoveText(child->edges[0].move), "e7-e5");
+    EXPECT_NEAR(child->edges[0].prior, 1.0f, 1e-6);
   }
   ExpectConsistentTree(search.root());
   EXPECT_EQ(evaluator.bad_requests(), 0);
@@ -1289,8 +1292,7 @@ TEST(TreeTest, ReleasesADeepTreeWithoutRecursion) {
   const Move move = MakeMove(0, 1, 1);
   for (int i = 0; i < 1000000; ++i) {
     tree.Expand(node, std::span<const Move>(&move, 1));
-    node->edges[0].child = tree.NewNode();
-    node = node->edges[0].child;
+    node = tree.AddChild(node, 0);
   }
   EXPECT_EQ(tree.nodes(), 1000001u);
   EXPECT_EQ(tree.bytes(), 1000001u * sizeof(Node) + 1000000u * sizeof(Edge));
@@ -1301,8 +1303,116 @@ TEST(TreeTest, ReleasesADeepTreeWithoutRecursion) {
   tree.Clear();
   EXPECT_EQ(tree.nodes(), 0u);
   EXPECT_EQ(tree.bytes(), 0u);
-  EXPECT_EQ(sizeof(Node), 32u);
-  EXPECT_EQ(sizeof(Edge), 16u);
+  EXPECT_EQ(sizeof(Node), 56u);
+  EXPECT_EQ(sizeof(Edge), 8u);
+}
+
+TEST(TreeTest, BytesFollowTheDocumentedFormula) {
+  // node.h: 56 bytes per node and 8 per edge; an expanded node with k
+  // moves adds 8 k.
+  Tree tree;
+  tree.Reset();
+  std::vector<Move> moves;
+  for (int i = 0; i < 40; ++i) moves.push_back(MakeMove(i, i + 1, 1));
+  tree.Expand(tree.root(), moves);
+  EXPECT_EQ(tree.bytes(), 56u + 40u * 8u);
+  EXPECT_EQ(Tree::ExpansionBytes(40), 40u * 8u);
+  for (int i : {3, 0, 39, 17, 5}) tree.AddChild(tree.root(), i);
+  Node* child = tree.root()->child(17);
+  ASSERT_NE(child, nullptr);
+  tree.Expand(child, std::span<const Move>(moves).first(30));
+  EXPECT_EQ(tree.nodes(), 6u);
+  EXPECT_EQ(tree.edges(), 70u);
+  EXPECT_EQ(tree.bytes(), 6u * 56u + 70u * 8u);
+  tree.Clear();
+  EXPECT_EQ(tree.bytes(), 0u);
+}
+
+// Checks `node`'s children list against `expected` (per edge: the n the
+// test gave that edge's child, 0 for none) through Node::child, ChildWalk
+// and the list itself.
+void ExpectChildren(const Node& node, const std::vector<uint32_t>& expected) {
+  ASSERT_EQ(expected.size(), node.num_edges);
+  ChildWalk walk(node);
+  for (int i = 0; i < node.num_edges; ++i) {
+    const Node* by_index = node.child(i);
+    const Node* walked = walk.At(i);
+    EXPECT_EQ(by_index, walked) << "edge " << i;
+    if (expected[i] == 0) {
+      EXPECT_EQ(by_index, nullptr) << "edge " << i;
+    } else {
+      ASSERT_NE(by_index, nullptr) << "edge " << i;
+      EXPECT_EQ(by_index->n, expected[i]) << "edge " << i;
+      EXPECT_EQ(by_index->index, i);
+    }
+  }
+  int count = 0;
+  int last = -1;
+  for (const Node* c = node.first_child; c != nullptr; c = c->next_sibling) {
+    EXPECT_GT(static_cast<int>(c->index), last);
+    last = c->index;
+    ++count;
+  }
+  EXPECT_EQ(count, std::count_if(expected.begin(), expected.end(),
+                                 [](uint32_t n) { return n != 0; }));
+  const std::vector<const Node*> by_edge = ChildrenByEdge(node);
+  for (int i = 0; i < node.num_edges; ++i) {
+    EXPECT_EQ(by_edge[i], node.child(i)) << "edge " << i;
+  }
+}
+
+TEST(TreeTest, ChildLinksMatchTheirEdgesInAnyVisitOrderAndAfterDescend) {
+  Rng rng(2024);
+  for (int trial = 0; trial < 30; ++trial) {
+    SCOPED_TRACE(trial);
+    const int k = 1 + trial * 3;
+    std::vector<Move> moves;
+    for (int i = 0; i < k; ++i) moves.push_back(MakeMove(i, i + 1, 1));
+    Tree tree;
+    tree.Reset();
+    tree.Expand(tree.root(), moves);
+    // Visit a random subset of the edges in a random order; each child is
+    // marked with n = 1000 + its edge.
+    std::vector<int> order(k);
+    for (int i = 0; i < k; ++i) order[i] = i;
+    for (int i = k - 1; i > 0; --i) {
+      std::swap(order[i], order[static_cast<int>(rng.Uniform() * (i + 1))]);
+    }
+    order.resize(1 + static_cast<int>(rng.Uniform() * k) % k);
+    std::vector<uint32_t> expected(k, 0);
+    for (int i : order) {
+      Node* child = tree.AddChild(tree.root(), i);
+      child->n = 1000 + i;
+      expected[i] = 1000 + i;
+      ExpectChildren(*tree.root(), expected);
+    }
+    // The first visited child gets children of its own (edges in reverse
+    // order of visit), then becomes the root.
+    const int kept = order.front();
+    Node* kept_node = tree.root()->child(kept);
+    tree.Expand(kept_node, moves);
+    std::vector<uint32_t> grand(k, 0);
+    for (int i = k - 1; i >= 0; i -= 2) {
+      tree.AddChild(kept_node, i)->n = 2000 + i;
+      grand[i] = 2000 + i;
+    }
+    const uint64_t grandchildren = (k + 1) / 2;
+    ASSERT_EQ(tree.nodes(), 1 + order.size() + grandchildren);
+    const Move path[1] = {moves[kept]};
+    ASSERT_TRUE(tree.Descend(path));
+    ASSERT_EQ(tree.root(), kept_node);
+    EXPECT_EQ(tree.root()->next_sibling, nullptr);
+    EXPECT_EQ(tree.nodes(), 1 + grandchildren);
+    EXPECT_EQ(tree.edges(), static_cast<uint64_t>(k));
+    EXPECT_EQ(tree.bytes(), (1 + grandchildren) * 56 + k * 8u);
+    ExpectChildren(*tree.root(), grand);
+    // A move without a child resets the tree.
+    if (grand[0] == 0) {
+      const Move missing[1] = {moves[0]};
+      EXPECT_FALSE(tree.Descend(missing));
+      EXPECT_EQ(tree.nodes(), 1u);
+    }
+  }
 }
 
 }  // namespace

@@ -103,14 +103,17 @@ struct RootChild {
 std::vector<RootChild> SearchedRoot(Search& search) {
   std::vector<RootChild> children;
   const int side = search.root()->side_to_move;
-  for (const search::Edge& edge : search.root()->children()) {
+  const search::Node* root = search.root();
+  search::ChildWalk walk(*root);
+  for (int i = 0; i < root->num_edges; ++i) {
+    const search::Edge& edge = root->edges[i];
     RootChild c;
     c.move = edge.move;
     c.prior = edge.prior;
-    if (edge.child != nullptr) {
-      c.visits = edge.child->n;
-      c.q = edge.child->n > 0 ? edge.child->WlFor(side) : 0;
-      c.proven = edge.child->proven() != search::Proven::kNone;
+    if (const search::Node* child = walk.At(i); child != nullptr) {
+      c.visits = child->n;
+      c.q = child->n > 0 ? child->WlFor(side) : 0;
+      c.proven = child->proven() != search::Proven::kNone;
     }
     children.push_back(c);
   }

@@ -11,7 +11,8 @@
 namespace volkhv::testing {
 
 // Checks the tree's bookkeeping everywhere (no recursion): no visit left in
-// flight, and each expanded unproven node's children hold n - 1 visits.
+// flight, each node's children listed once each in edge order, and each
+// expanded unproven node's children hold n - 1 visits.
 inline void ExpectConsistentTree(const search::Node* root) {
   std::vector<const search::Node*> stack = {root};
   int checked = 0;
@@ -20,10 +21,15 @@ inline void ExpectConsistentTree(const search::Node* root) {
     stack.pop_back();
     ASSERT_EQ(node->in_flight, 0u);
     uint64_t child_visits = 0;
-    for (const search::Edge& edge : node->children()) {
-      if (edge.child == nullptr) continue;
-      child_visits += edge.child->n;
-      stack.push_back(edge.child);
+    int last_index = -1;
+    for (const search::Node* child = node->first_child; child != nullptr;
+         child = child->next_sibling) {
+      // The children list: one child per edge, in edge order.
+      ASSERT_GT(static_cast<int>(child->index), last_index);
+      ASSERT_LT(child->index, node->num_edges);
+      last_index = child->index;
+      child_visits += child->n;
+      stack.push_back(child);
     }
     if (node->expanded() && node->proven() == search::Proven::kNone) {
       ASSERT_EQ(child_visits, node->n - 1);

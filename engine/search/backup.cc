@@ -35,10 +35,13 @@ bool Search::UpdateProven(Node* node) {
   int shortest_win = INT_MAX;
   int longest_loss = -1;
   int shortest_draw = INT_MAX;
-  bool open = false;  // some child's value is not proven
-  for (const Edge& edge : node->children()) {
-    const Node* child = edge.child;
-    if (child == nullptr || child->proven() == Proven::kNone) {
+  // Some child's value is not proven (an edge without a child counts).
+  bool open = false;
+  int children = 0;
+  for (const Node* child = node->first_child; child != nullptr;
+       child = child->next_sibling) {
+    ++children;
+    if (child->proven() == Proven::kNone) {
       open = true;
       continue;
     }
@@ -57,6 +60,7 @@ bool Search::UpdateProven(Node* node) {
         break;
     }
   }
+  if (children < node->num_edges) open = true;
   if (shortest_win != INT_MAX) {
     SetProven(node, Proven::kWin, shortest_win);
   } else if (open) {

@@ -26,11 +26,12 @@ ChildStats Children(const Node& node, double draw_score, double vl) {
   s.q.assign(k, 0);
   s.visits.assign(k, 0);
   const int side = node.side_to_move;
+  ChildWalk walk(node);
   for (int i = 0; i < k; ++i) {
     const Edge& edge = node.edges[i];
     s.priors[i] = edge.prior;
     s.logits[i] = Logit(edge.prior);
-    const Node* child = edge.child;
+    const Node* child = walk.At(i);
     if (child == nullptr) continue;
     const uint32_t started = child->n + child->in_flight;
     if (started == 0) continue;
@@ -47,10 +48,9 @@ ChildStats Children(const Node& node, double draw_score, double vl) {
 double NetworkValue(const Node& node, double draw_score) {
   const int side = node.side_to_move;
   double total = node.UtilityFor(side, draw_score) * node.n;
-  for (const Edge& edge : node.children()) {
-    if (edge.child != nullptr) {
-      total -= edge.child->UtilityFor(side, draw_score) * edge.child->n;
-    }
+  for (const Node* child = node.first_child; child != nullptr;
+       child = child->next_sibling) {
+    total -= child->UtilityFor(side, draw_score) * child->n;
   }
   const double bound = 1 + std::abs(draw_score);
   return std::clamp(total, -bound, bound);
@@ -75,18 +75,19 @@ void GumbelRoot::Start(const Node& root, int budget, const GumbelParams& params,
   logits_.resize(k);
   gumbel_.assign(k, 0);
   base_n_.assign(k, 0);
+  const std::vector<const Node*> children = ChildrenByEdge(root);
   for (int i = 0; i < k; ++i) {
-    const Edge& edge = root.edges[i];
-    logits_[i] = Logit(edge.prior);
+    logits_[i] = Logit(root.edges[i].prior);
     if (params.noise) gumbel_[i] = gumbel::GumbelSample(rng->Uniform());
-    if (edge.child != nullptr) base_n_[i] = edge.child->n;
+    if (children[i] != nullptr) base_n_[i] = children[i]->n;
   }
   considered_ = gumbel::GumbelTopK(logits_, gumbel_, params.considered);
   // Moves with prior 0 (known losses, among others) only when nothing else
   // is left.
-  const auto possible = std::stable_partition(
-      considered_.begin(), considered_.end(),
-      [&](int i) { return logits_[i] != kNoLogit && !LostEdge(root, i); });
+  const auto possible =
+      std::stable_partition(considered_.begin(), considered_.end(), [&](int i) {
+        return logits_[i] != kNoLogit && !LostEdge(root, children[i]);
+      });
   if (possible != considered_.begin()) {
     considered_.erase(possible, considered_.end());
   }
@@ -94,25 +95,22 @@ void GumbelRoot::Start(const Node& root, int budget, const GumbelParams& params,
       static_cast<int>(considered_.size()), std::max(budget, 1));
 }
 
-uint32_t GumbelRoot::RunVisits(const Node& root, int edge) const {
-  const Node* child = root.edges[edge].child;
+uint32_t GumbelRoot::RunVisits(const Node* child, int edge) const {
   if (child == nullptr) return 0;
   const uint32_t now = child->n + child->in_flight;
   return now > base_n_[edge] ? now - base_n_[edge] : 0;
 }
 
-bool GumbelRoot::LostEdge(const Node& root, int i) const {
-  const Node* child = root.edges[i].child;
+bool GumbelRoot::LostEdge(const Node& root, const Node* child) {
   return child != nullptr &&
          child->ProvenFor(root.side_to_move) == Proven::kLoss;
 }
 
-int GumbelRoot::ProvenWinEdge(const Node& root) const {
-  for (int i = 0; i < root.num_edges; ++i) {
-    const Node* child = root.edges[i].child;
-    if (child != nullptr &&
-        child->ProvenFor(root.side_to_move) == Proven::kWin) {
-      return i;
+int GumbelRoot::ProvenWinEdge(const Node& root) {
+  for (const Node* child = root.first_child; child != nullptr;
+       child = child->next_sibling) {
+    if (child->ProvenFor(root.side_to_move) == Proven::kWin) {
+      return child->index;
     }
   }
   return -1;
@@ -124,10 +122,11 @@ std::vector<double> GumbelRoot::CompletedQ(const Node& root) const {
                             s.visits);
 }
 
-std::vector<int> GumbelRoot::Candidates(const Node& root) const {
+std::vector<int> GumbelRoot::Candidates(
+    const Node& root, const std::vector<const Node*>& children) const {
   std::vector<int> alive;
   for (int i : considered_) {
-    if (!LostEdge(root, i)) alive.push_back(i);
+    if (!LostEdge(root, children[i])) alive.push_back(i);
   }
   return alive.empty() ? considered_ : alive;
 }
@@ -135,14 +134,17 @@ std::vector<int> GumbelRoot::Candidates(const Node& root) const {
 int GumbelRoot::Next(const Node& root) {
   if (const int win = ProvenWinEdge(root); win >= 0) return win;
   const std::vector<double> q = CompletedQ(root);
+  const std::vector<const Node*> children = ChildrenByEdge(root);
   uint32_t max_n = 0, simulation = 0, most = 0;
   for (int i = 0; i < root.num_edges; ++i) {
-    const Node* child = root.edges[i].child;
+    const Node* child = children[i];
     if (child != nullptr) max_n = std::max(max_n, child->n + child->in_flight);
-    simulation += RunVisits(root, i);
+    simulation += RunVisits(child, i);
   }
-  const std::vector<int> candidates = Candidates(root);
-  for (int i : candidates) most = std::max(most, RunVisits(root, i));
+  const std::vector<int> candidates = Candidates(root, children);
+  for (int i : candidates) {
+    most = std::max(most, RunVisits(children[i], i));
+  }
   auto score = [&](int i) {
     return gumbel_[i] + logits_[i] + gumbel::Sigma(q[i], max_n, params_.sigma);
   };
@@ -154,7 +156,7 @@ int GumbelRoot::Next(const Node& root) {
   for (int pass = 0; pass < 2 && best < 0; ++pass) {
     double best_score = -std::numeric_limits<double>::infinity();
     for (int i : candidates) {
-      const uint32_t n = RunVisits(root, i);
+      const uint32_t n = RunVisits(children[i], i);
       // Second pass (in-flight visits made the counts skip the target):
       // any action not ahead of the schedule.
       if (pass == 0 ? n != target : n > target) continue;
@@ -168,17 +170,19 @@ int GumbelRoot::Next(const Node& root) {
 int GumbelRoot::Choice(const Node& root) const {
   if (const int win = ProvenWinEdge(root); win >= 0) return win;
   const std::vector<double> q = CompletedQ(root);
+  const std::vector<const Node*> children = ChildrenByEdge(root);
   uint32_t max_n = 0, most = 0;
-  for (int i = 0; i < root.num_edges; ++i) {
-    const Node* child = root.edges[i].child;
+  for (const Node* child : children) {
     if (child != nullptr) max_n = std::max(max_n, child->n + child->in_flight);
   }
-  const std::vector<int> candidates = Candidates(root);
-  for (int i : candidates) most = std::max(most, RunVisits(root, i));
+  const std::vector<int> candidates = Candidates(root, children);
+  for (int i : candidates) {
+    most = std::max(most, RunVisits(children[i], i));
+  }
   int best = candidates.front();
   double best_score = -std::numeric_limits<double>::infinity();
   for (int i : candidates) {
-    if (RunVisits(root, i) != most) continue;
+    if (RunVisits(children[i], i) != most) continue;
     const double s =
         gumbel_[i] + logits_[i] + gumbel::Sigma(q[i], max_n, params_.sigma);
     if (s > best_score) best = i, best_score = s;

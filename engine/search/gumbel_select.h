@@ -69,13 +69,19 @@ class GumbelRoot {
  private:
   // The completed, rescaled Q-values of every root edge.
   std::vector<double> CompletedQ(const Node& root) const;
-  uint32_t RunVisits(const Node& root, int edge) const;
+  // The visits in this Run (in flight included) of root edge `edge`, whose
+  // child is `child` (may be null).
+  uint32_t RunVisits(const Node* child, int edge) const;
   // The considered actions that are not proven losses (all of them if every
-  // one is).
-  std::vector<int> Candidates(const Node& root) const;
-  // Whether edge `i` is a proven loss for the root's side to move.
-  bool LostEdge(const Node& root, int i) const;
-  int ProvenWinEdge(const Node& root) const;
+  // one is); `children`: ChildrenByEdge(root).
+  std::vector<int> Candidates(const Node& root,
+                              const std::vector<const Node*>& children) const;
+  // Whether `child` (a root edge's child, may be null) is a proven loss for
+  // the root's side to move.
+  static bool LostEdge(const Node& root, const Node* child);
+  // The first root edge whose child is a proven win for the root's side to
+  // move, or -1.
+  static int ProvenWinEdge(const Node& root);
 
   bool started_ = false;
   GumbelParams params_;

@@ -152,9 +152,9 @@ void Search::AddLostChildren(Node* node, GameState* state,
     const int child_side = state->SideToMove() & 1;
     state->Undo();
     edge.prior = 0;
-    edge.child = tree_.NewNode();
-    edge.child->side_to_move = child_side;
-    SetProven(edge.child, Proven::kWin, opponent_win_plies);
+    Node* child = tree_.AddChild(node, i);
+    child->side_to_move = child_side;
+    SetProven(child, Proven::kWin, opponent_win_plies);
   }
 }
 
@@ -183,13 +183,14 @@ bool Search::ExpandWon(Node* node, GameState* state, Move move,
     return false;
   }
   tree_.Expand(node, std::span<const Move>(legal.begin(), legal.end()));
-  for (Edge& edge : node->children()) {
+  for (int i = 0; i < node->num_edges; ++i) {
+    Edge& edge = node->edges[i];
     if (edge.move != move) continue;
     edge.prior = 1;
-    edge.child = tree_.NewNode();
-    edge.child->side_to_move = child_side;
-    edge.child->terminal = after.IsOver();
-    SetProven(edge.child, child_proven, child_plies);
+    Node* child = tree_.AddChild(node, i);
+    child->side_to_move = child_side;
+    child->terminal = after.IsOver();
+    SetProven(child, child_proven, child_plies);
   }
   SetProven(node, Proven::kWin, child_plies + 1);
   return true;
@@ -285,9 +286,9 @@ void Search::Expand(Node* node, const MoveList& moves,
 
 void Search::NormalizePriors(Node* node) {
   double sum = 0;
-  for (const Edge& edge : node->children()) sum += edge.prior;
+  for (const Edge& edge : node->edge_span()) sum += edge.prior;
   if (sum <= 0) return;
-  for (Edge& edge : node->children()) {
+  for (Edge& edge : node->edge_span()) {
     edge.prior = static_cast<float>(edge.prior / sum);
   }
 }

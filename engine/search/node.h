@@ -1,12 +1,17 @@
-// The search tree's memory layout: one 32-byte Node per position reached and,
-// once a node is expanded, one array of 16-byte Edges (move, prior, child).
-// Children are allocated on their first visit, so an expanded node with k
-// legal moves costs 32 + 16 k bytes plus 32 bytes per visited child.
+// The search tree's memory layout: one 56-byte Node per position reached and,
+// once a node is expanded, one array of 8-byte Edges (move, prior). Children
+// are allocated on their first visit and hang from their parent in a list
+// (first_child, next_sibling) sorted by their edge's index, as in lc0's
+// classic tree, so an edge holds no child pointer: a loop over the edges in
+// order finds each one's child in the same pass (ChildWalk). An expanded node
+// with k legal moves costs 56 + 8 k bytes plus 56 bytes per visited child
+// (Tree::bytes() counts exactly this).
 #ifndef VOLKHV_ENGINE_SEARCH_NODE_H_
 #define VOLKHV_ENGINE_SEARCH_NODE_H_
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "engine/game/move.h"
 
@@ -23,14 +28,11 @@ constexpr Proven Flip(Proven p) {
                               : p;
 }
 
-struct Node;
-
 struct Edge {
   Move move;
-  float prior = 0;        // after softmax temperature (and root noise)
-  Node* child = nullptr;  // null until the move is first visited
+  float prior = 0;  // after softmax temperature (and root noise)
 };
-static_assert(sizeof(Edge) == 16, "Edge: 4 (move) + 4 (prior) + 8 (child)");
+static_assert(sizeof(Edge) == 8, "Edge: 4 (move) + 4 (prior)");
 
 // Values are kept from the node's own side to move's point of view, so a node
 // means the same thing wherever it hangs (tree reuse needs no rewrite) and a
@@ -38,16 +40,21 @@ static_assert(sizeof(Edge) == 16, "Edge: 4 (move) + 4 (prior) + 8 (child)");
 //
 // Invariants outside a Run: in_flight == 0; n > 0 implies expanded or proven
 // (terminal nodes are proven); for an expanded unproven node the children's
-// n sum to n - 1 (its first visit evaluated it).
-// Plain data: Tree allocates nodes from its pool and frees edge arrays.
+// n sum to n - 1 (its first visit evaluated it). The children list holds at
+// most one child per edge, in increasing `index` order.
+// Plain data: Tree allocates nodes from its pool, links children and frees
+// edge arrays.
 // Two players: side_to_move is GameState::SideToMove() (0 or 1).
 struct Node {
-  Edge* edges = nullptr;   // num_edges entries once expanded, else null
-  double wl = 0;           // mean of W - L over the n visits
-  float d = 0;             // mean draw probability over the n visits
-  uint32_t n = 0;          // completed visits
+  Edge* edges = nullptr;         // num_edges entries once expanded, else null
+  Node* first_child = nullptr;   // the child with the lowest edge index
+  Node* next_sibling = nullptr;  // the parent's next child (higher index)
+  double wl = 0;                 // mean of W - L over the n visits
+  float d = 0;                   // mean draw probability over the n visits
+  uint32_t n = 0;                // completed visits
   uint32_t in_flight = 0;  // visits started in this minibatch, not backed up
   uint16_t num_edges = 0;  // <= kMaxMoves (engine/game/move.h)
+  uint16_t index = 0;      // this node's edge in its parent's edges
   uint8_t side_to_move : 1 = 0;
   uint8_t terminal : 1 = 0;     // the game is over here (proven != kNone)
   uint8_t proven_bits : 2 = 0;  // a Proven; use proven() / set_proven()
@@ -57,8 +64,15 @@ struct Node {
   Proven proven() const { return static_cast<Proven>(proven_bits); }
   void set_proven(Proven p) { proven_bits = static_cast<uint8_t>(p); }
   bool expanded() const { return edges != nullptr; }
-  std::span<Edge> children() { return {edges, num_edges}; }
-  std::span<const Edge> children() const { return {edges, num_edges}; }
+  std::span<Edge> edge_span() { return {edges, num_edges}; }
+  std::span<const Edge> edge_span() const { return {edges, num_edges}; }
+  // The child of edge `i`, or null if it has none; walks the children list
+  // (prefer ChildWalk in a loop over the edges).
+  Node* child(int i) const {
+    Node* c = first_child;
+    while (c != nullptr && c->index < i) c = c->next_sibling;
+    return c != nullptr && c->index == i ? c : nullptr;
+  }
   // Mean W - L from the point of view of `side` (0 or 1).
   double WlFor(int side) const { return side == side_to_move ? wl : -wl; }
   // WlFor(side) with a draw worth `draw_score` to `side` instead of 0.
@@ -69,10 +83,38 @@ struct Node {
     return side == side_to_move ? proven() : Flip(proven());
   }
 };
-static_assert(sizeof(Node) == 32,
-              "Node: 8 (edges) + 8 (wl) + 4 (d) + 4 (n) + 4 (in_flight) + "
-              "2 (num_edges) + 1 (flags) + 1 (proven_plies)");
-static_assert(kMaxMoves <= UINT16_MAX, "Node::num_edges holds any move count");
+static_assert(sizeof(Node) == 56,
+              "Node: 8 (edges) + 8 (first_child) + 8 (next_sibling) + 8 (wl) "
+              "+ 4 (d) + 4 (n) + 4 (in_flight) + 2 (num_edges) + 2 (index) + "
+              "1 (flags) + 1 (proven_plies) + 6 (padding)");
+static_assert(kMaxMoves <= UINT16_MAX,
+              "Node::num_edges and Node::index hold any move count");
+
+// The children of one node's edges in edge order, in one pass over its
+// children list: At(i) is edge i's child or null, for i that never decrease
+// from call to call. `N` is Node or const Node. Valid while no child is added
+// to or removed from the node.
+template <typename N>
+class ChildWalk {
+ public:
+  explicit ChildWalk(N& node) : next_(node.first_child) {}
+  N* At(int i) {
+    while (next_ != nullptr && next_->index < i) next_ = next_->next_sibling;
+    return next_ != nullptr && next_->index == i ? next_ : nullptr;
+  }
+
+ private:
+  N* next_;
+};
+
+// Every edge's child (null where none), in edge order.
+inline std::vector<const Node*> ChildrenByEdge(const Node& node) {
+  std::vector<const Node*> children(node.num_edges, nullptr);
+  for (const Node* c = node.first_child; c != nullptr; c = c->next_sibling) {
+    children[c->index] = c;
+  }
+  return children;
+}
 
 }  // namespace volkhv::search
 

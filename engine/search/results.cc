@@ -12,12 +12,30 @@
 namespace volkhv::search {
 namespace {
 
+// One edge of a node with its index and its child (null: none yet).
+struct Option {
+  const Edge* edge = nullptr;
+  int index = -1;
+  const Node* child = nullptr;
+};
+
+// Every edge of `node` with its child, in edge order.
+std::vector<Option> Options(const Node& node) {
+  std::vector<Option> options(node.num_edges);
+  ChildWalk walk(node);
+  for (int i = 0; i < node.num_edges; ++i) {
+    options[i] = {&node.edges[i], i, walk.At(i)};
+  }
+  return options;
+}
+
 // Move-choice order among the children of a node whose side to move is
 // `side`: proven wins (fewest plies first), then unproven and drawn moves
 // (most visits, then Q with draws worth `draw_score`, then prior), then proven
 // losses (most plies first). Returns true if `a` ranks strictly before `b`.
-bool RanksBefore(const Edge& a, const Edge& b, int side, double draw_score) {
-  auto category = [side](const Edge& e) {
+bool RanksBefore(const Option& a, const Option& b, int side,
+                 double draw_score) {
+  auto category = [side](const Option& e) {
     if (e.child == nullptr) return 1;
     const Proven p = e.child->ProvenFor(side);
     return p == Proven::kWin ? 0 : p == Proven::kLoss ? 2 : 1;
@@ -39,17 +57,19 @@ bool RanksBefore(const Edge& a, const Edge& b, int side, double draw_score) {
     const double qb = b.child->UtilityFor(side, draw_score);
     if (qa != qb) return qa > qb;
   }
-  return a.prior > b.prior;
+  return a.edge->prior > b.edge->prior;
 }
 
-// The first best-ranked child edge, or null for a node without children.
+// The first best-ranked edge, or none (edge null) for a node without edges.
 // `draw_score`: what a draw is worth to the node's side to move.
-const Edge* BestEdge(const Node* node, double draw_score) {
-  const Edge* best = nullptr;
-  for (const Edge& edge : node->children()) {
-    if (best == nullptr ||
-        RanksBefore(edge, *best, node->side_to_move, draw_score)) {
-      best = &edge;
+Option BestEdge(const Node* node, double draw_score) {
+  Option best;
+  ChildWalk walk(*node);
+  for (int i = 0; i < node->num_edges; ++i) {
+    const Option option = {&node->edges[i], i, walk.At(i)};
+    if (best.edge == nullptr ||
+        RanksBefore(option, best, node->side_to_move, draw_score)) {
+      best = option;
     }
   }
   return best;
@@ -85,17 +105,18 @@ std::string_view StopReasonName(StopReason reason) {
   return "?";
 }
 
-std::vector<Move> Search::PrincipalVariation(const Edge& first) const {
-  std::vector<Move> pv = {first.move};
-  const Node* node = first.child;
+std::vector<Move> Search::PrincipalVariation(Move first,
+                                             const Node* child) const {
+  std::vector<Move> pv = {first};
+  const Node* node = child;
   while (node != nullptr && node->n > 0 && node->expanded()) {
-    const Edge* best = BestEdge(node, DrawScoreFor(node->side_to_move));
-    if (best->child == nullptr) break;
+    const Option best = BestEdge(node, DrawScoreFor(node->side_to_move));
+    if (best.child == nullptr) break;
     // An unvisited child ends the line, unless it is proven (the game's
     // prover's win in one, say): then it is the line's last move.
-    if (best->child->n == 0 && best->child->proven() == Proven::kNone) break;
-    pv.push_back(best->move);
-    node = best->child;
+    if (best.child->n == 0 && best.child->proven() == Proven::kNone) break;
+    pv.push_back(best.edge->move);
+    node = best.child;
   }
   return pv;
 }
@@ -114,20 +135,18 @@ SearchResult Search::BuildResult() const {
   r.tree_nodes = tree_.nodes();
   r.tree_bytes = tree_.bytes();
   if (!root->expanded()) return r;
-  std::vector<const Edge*> order;
-  order.reserve(root->num_edges);
-  for (const Edge& edge : root->children()) order.push_back(&edge);
+  std::vector<Option> order = Options(*root);
   const double draw_score = DrawScoreFor(side);
   std::stable_sort(order.begin(), order.end(),
-                   [side, draw_score](const Edge* a, const Edge* b) {
-                     return RanksBefore(*a, *b, side, draw_score);
+                   [side, draw_score](const Option& a, const Option& b) {
+                     return RanksBefore(a, b, side, draw_score);
                    });
   r.moves.reserve(order.size());
-  for (const Edge* edge : order) {
+  for (const Option& option : order) {
     MoveInfo info;
-    info.move = edge->move;
-    info.prior = edge->prior;
-    const Node* child = edge->child;
+    info.move = option.edge->move;
+    info.prior = option.edge->prior;
+    const Node* child = option.child;
     if (child != nullptr && child->n > 0) {
       info.visits = child->n;
       FillWdl(child->WlFor(side), child->d, info.wdl);
@@ -145,12 +164,12 @@ SearchResult Search::BuildResult() const {
         info.q = info.wdl[0] - info.wdl[2];
       }
     }
-    info.pv = PrincipalVariation(*edge);
+    info.pv = PrincipalVariation(info.move, child);
     r.moves.push_back(std::move(info));
   }
-  const Edge* gumbel_choice = GumbelChoice();
-  r.best_move =
-      gumbel_choice != nullptr ? gumbel_choice->move : r.moves.front().move;
+  const int gumbel_choice = GumbelChoice();
+  r.best_move = gumbel_choice >= 0 ? root->edges[gumbel_choice].move
+                                   : r.moves.front().move;
   return r;
 }
 
@@ -159,21 +178,21 @@ SearchResult Search::Report() const { return BuildResult(); }
 Move Search::BestMove() const {
   const Node* root = tree_.root();
   if (root == nullptr || !root->expanded()) return Move{};
-  if (const Edge* choice = GumbelChoice(); choice != nullptr) {
-    return choice->move;
+  if (const int choice = GumbelChoice(); choice >= 0) {
+    return root->edges[choice].move;
   }
-  return BestEdge(root, params_.draw_score)->move;
+  return BestEdge(root, params_.draw_score).edge->move;
 }
 
 Move Search::SampleMove(double temperature) {
   const Node* root = tree_.root();
   if (root == nullptr || !root->expanded()) return Move{};
   // Gumbel's choice is already a sample (through the root's noise).
-  if (GumbelChoice() != nullptr) return BestMove();
+  if (GumbelChoice() >= 0) return BestMove();
   std::vector<uint32_t> counts(root->num_edges, 0);
-  for (int i = 0; i < root->num_edges; ++i) {
-    const Node* child = root->edges[i].child;
-    counts[i] = child != nullptr ? child->n : 0;
+  for (const Node* child = root->first_child; child != nullptr;
+       child = child->next_sibling) {
+    counts[child->index] = child->n;
   }
   return SampleByCounts(counts, temperature);
 }
@@ -203,29 +222,28 @@ Move Search::SampleMoveFrom(std::span<const std::pair<Move, uint32_t>> visits,
 Move Search::SampleByCounts(const std::vector<uint32_t>& counts,
                             double temperature) {
   const Node* root = tree_.root();
-  const Edge* best = BestEdge(root, params_.draw_score);
+  const Option best = BestEdge(root, params_.draw_score);
   const int side = root->side_to_move;
-  if (temperature <= 0 || best->child == nullptr ||
-      best->child->ProvenFor(side) == Proven::kWin) {
-    return best->move;
+  if (temperature <= 0 || best.child == nullptr ||
+      best.child->ProvenFor(side) == Proven::kWin) {
+    return best.edge->move;
   }
   // Only counted moves that are not proven losses (BestEdge ranks those
   // last, so if the best is one, every move is).
-  auto proven_loss = [side](const Edge& edge) {
-    return edge.child != nullptr &&
-           edge.child->ProvenFor(side) == Proven::kLoss;
-  };
+  std::vector<bool> proven_loss(root->num_edges, false);
+  for (const Node* child = root->first_child; child != nullptr;
+       child = child->next_sibling) {
+    proven_loss[child->index] = child->ProvenFor(side) == Proven::kLoss;
+  }
   uint32_t max_count = 0;
   for (int i = 0; i < root->num_edges; ++i) {
-    if (!proven_loss(root->edges[i])) {
-      max_count = std::max(max_count, counts[i]);
-    }
+    if (!proven_loss[i]) max_count = std::max(max_count, counts[i]);
   }
-  if (max_count == 0) return best->move;
+  if (max_count == 0) return best.edge->move;
   std::vector<double> weights(root->num_edges, 0.0);
   double total = 0;
   for (int i = 0; i < root->num_edges; ++i) {
-    if (counts[i] == 0 || proven_loss(root->edges[i])) continue;
+    if (counts[i] == 0 || proven_loss[i]) continue;
     weights[i] = std::pow(double(counts[i]) / max_count, 1.0 / temperature);
     total += weights[i];
   }
@@ -239,7 +257,7 @@ Move Search::SampleByCounts(const std::vector<uint32_t>& counts,
   for (int i = root->num_edges - 1; i >= 0; --i) {
     if (weights[i] > 0) return root->edges[i].move;
   }
-  return best->move;
+  return best.edge->move;
 }
 
 std::vector<std::pair<Move, uint32_t>> Search::RootVisits() const {
@@ -248,15 +266,15 @@ std::vector<std::pair<Move, uint32_t>> Search::RootVisits() const {
   if (root == nullptr) return visits;
   const bool decided =
       root->proven() == Proven::kWin || root->proven() == Proven::kLoss;
-  const Edge* best = decided && root->expanded()
-                         ? BestEdge(root, params_.draw_score)
-                         : nullptr;
-  for (const Edge& edge : root->children()) {
-    uint32_t n = edge.child ? edge.child->n : 0;
-    if (best != nullptr) {
-      n = &edge == best ? std::max<uint32_t>(root->n, 2) - 1 : 0;
-    }
-    visits.emplace_back(edge.move, n);
+  const int best = decided && root->expanded()
+                       ? BestEdge(root, params_.draw_score).index
+                       : -1;
+  ChildWalk walk(*root);
+  for (int i = 0; i < root->num_edges; ++i) {
+    const Node* child = walk.At(i);
+    uint32_t n = child != nullptr ? child->n : 0;
+    if (best >= 0) n = i == best ? std::max<uint32_t>(root->n, 2) - 1 : 0;
+    visits.emplace_back(root->edges[i].move, n);
   }
   return visits;
 }
@@ -268,37 +286,38 @@ std::vector<std::pair<Move, uint32_t>> Search::PrunedRootVisits() const {
   if (k <= 0 || root == nullptr || !root->expanded()) return visits;
   const int side = root->side_to_move;
   // c*: the most visited child; ties in move-choice order.
-  const Edge* best = nullptr;
+  const std::vector<Option> options = Options(*root);
+  const Option* best = nullptr;
   int64_t total = 0;
-  for (const Edge& edge : root->children()) {
-    const uint32_t n = edge.child != nullptr ? edge.child->n : 0;
+  for (const Option& option : options) {
+    const uint32_t n = option.child != nullptr ? option.child->n : 0;
     total += n;
     if (n == 0) continue;
     if (best == nullptr || n > best->child->n ||
         (n == best->child->n &&
-         RanksBefore(edge, *best, side, params_.draw_score))) {
-      best = &edge;
+         RanksBefore(option, *best, side, params_.draw_score))) {
+      best = &option;
     }
   }
   if (best == nullptr) return visits;
   const double mult = PuctMultiplier(params_, root->n, total);
   const double bar = best->child->UtilityFor(side, params_.draw_score) +
-                     mult * best->prior / (1.0 + best->child->n);
+                     mult * best->edge->prior / (1.0 + best->child->n);
   for (int i = 0; i < root->num_edges; ++i) {
-    const Edge& edge = root->edges[i];
+    const Option& option = options[i];
     const uint32_t n = visits[i].second;
     // A proven win keeps its visits: it is the move to learn.
-    if (&edge == best || n == 0 ||
-        edge.child->ProvenFor(side) == Proven::kWin) {
+    if (i == best->index || n == 0 ||
+        option.child->ProvenFor(side) == Proven::kWin) {
       continue;
     }
-    const double prior = std::max(edge.prior, 0.0f);
+    const double prior = std::max(option.edge->prior, 0.0f);
     // At most the visits that forcing could have added.
     const double forced = std::floor(std::sqrt(k * prior * total));
     uint32_t keep = forced >= n ? 0 : n - static_cast<uint32_t>(forced);
     // The fewest visits m with Q + mult * P / (1 + m) < bar: m = floor(x)
     // for x = mult * P / (bar - Q); none can go when Q >= bar.
-    const double gap = bar - edge.child->UtilityFor(side, params_.draw_score);
+    const double gap = bar - option.child->UtilityFor(side, params_.draw_score);
     uint32_t fewest = n;
     if (gap > 0) {
       const double x = mult * prior / gap;
@@ -310,13 +329,13 @@ std::vector<std::pair<Move, uint32_t>> Search::PrunedRootVisits() const {
   return visits;
 }
 
-const Edge* Search::GumbelChoice() const {
+int Search::GumbelChoice() const {
   const Node* root = tree_.root();
   if (!params_.gumbel || !gumbel_root_.started() || root == nullptr ||
       !root->expanded() || root->proven() != Proven::kNone) {
-    return nullptr;
+    return -1;
   }
-  return &root->edges[gumbel_root_.Choice(*root)];
+  return gumbel_root_.Choice(*root);
 }
 
 std::vector<std::pair<Move, float>> Search::ImprovedRootPolicy() const {

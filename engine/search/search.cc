@@ -156,12 +156,14 @@ void Search::ApplyRootNoise() {
   std::vector<float> noise(root->num_edges);
   rng_.Dirichlet(params_.dirichlet_alpha_factor / root->num_edges, noise);
   const float eps = static_cast<float>(params_.dirichlet_epsilon);
+  ChildWalk walk(*root);
   for (int i = 0; i < root->num_edges; ++i) {
     Edge& edge = root->edges[i];
     // A move already known to lose keeps its prior 0: noise would only buy
     // it visits that back up a known value.
-    if (edge.child != nullptr &&
-        edge.child->ProvenFor(root->side_to_move) == Proven::kLoss) {
+    const Node* child = walk.At(i);
+    if (child != nullptr &&
+        child->ProvenFor(root->side_to_move) == Proven::kLoss) {
       continue;
     }
     edge.prior = (1 - eps) * edge.prior + eps * noise[i];
@@ -199,8 +201,8 @@ struct Search::RunControl {
   bool unlocked_evaluation = false;  // several threads
   bool done = false;                 // a thread ended the Run for all
   StopReason reason = StopReason::kStopped;
-  uint64_t playouts = 0;             // backed up in this Run, all threads
-  uint64_t depth_sum = 0;            // their depths (SearchLimits::depth)
+  uint64_t playouts = 0;   // backed up in this Run, all threads
+  uint64_t depth_sum = 0;  // their depths (SearchLimits::depth)
 };
 
 SearchResult Search::Run(const SearchLimits& limits,
@@ -211,9 +213,9 @@ SearchResult Search::Run(const SearchLimits& limits,
   if (root == nullptr) return {};
   RunControl control;
   control.limits = limits;
-  control.limited = !limits.infinite &&
-                    (limits.visits > 0 || limits.nodes > 0 ||
-                     limits.time_ms > 0 || limits.depth > 0);
+  control.limited =
+      !limits.infinite && (limits.visits > 0 || limits.nodes > 0 ||
+                           limits.time_ms > 0 || limits.depth > 0);
   control.stop = stop;
   control.progress = &progress;
   control.start = Clock::now();

@@ -160,9 +160,9 @@ class Search {
   uint64_t tree_bytes() const { return tree_.bytes(); }
 
  private:
-  struct Slot;      // one leaf of a minibatch (search_internal.h)
-  struct RunStats;  // counters of one Run (search_internal.h)
-  struct Worker;    // one search thread's minibatch (search_internal.h)
+  struct Slot;        // one leaf of a minibatch (search_internal.h)
+  struct RunStats;    // counters of one Run (search_internal.h)
+  struct Worker;      // one search thread's minibatch (search_internal.h)
   struct RunControl;  // what the threads of one Run share (search.cc)
   // What the prover showed at a new leaf (leaf_extension.cc).
   struct Tactics {
@@ -173,6 +173,12 @@ class Search {
     // How many legal moves allow the opponent a quick win (slot->allows_win
     // says which).
     int lost_moves = 0;
+  };
+  // A child edge chosen by the selection: its index and its child (null
+  // if it has none yet).
+  struct Selected {
+    int edge;
+    Node* child;
   };
   // How PickLeaf ended; kKnown: a proven (terminal or solved) leaf, backed
   // up with the batch without evaluation.
@@ -214,10 +220,10 @@ class Search {
   // The child edge of the visited, unproven `node` with the highest PUCT
   // score (virtual loss counted; children owed forced playouts first at the
   // root; unvisited children at the first-play urgency).
-  Edge* SelectPuct(Node* node, bool is_root);
+  Selected SelectPuct(Node* node, bool is_root);
   // The child Gumbel AlphaZero selects at `node`; the root's schedule
   // starts at its first selection of a Run.
-  Edge* SelectGumbel(Node* node, bool is_root);
+  Selected SelectGumbel(Node* node, bool is_root);
   GumbelParams GumbelParamsOf(bool is_root) const;
   // The value given to `node`'s unvisited children: its own utility less
   // fpu_reduction (at the root fpu_reduction_at_root) * sqrt(prior mass of
@@ -295,13 +301,14 @@ class Search {
   // ---- Results: results.cc ----
 
   SearchResult BuildResult() const;
-  // The edge Gumbel chooses at the root after a Run, or null (not a Gumbel
-  // search, no Run since the root changed, or the root is proven).
-  const Edge* GumbelChoice() const;
+  // The edge index Gumbel chooses at the root after a Run, or -1 (not a
+  // Gumbel search, no Run since the root changed, or the root is proven).
+  int GumbelChoice() const;
   // SampleMove over `counts` (one per root edge) instead of visits.
   Move SampleByCounts(const std::vector<uint32_t>& counts, double temperature);
-  // `first`, then the best-ranked visited children below it.
-  std::vector<Move> PrincipalVariation(const Edge& first) const;
+  // `first` (a root move) and then, from `child` (its child, may be null),
+  // the best-ranked visited children below it.
+  std::vector<Move> PrincipalVariation(Move first, const Node* child) const;
 
   SearchParams params_;
   nn::Evaluator* evaluator_;

@@ -41,21 +41,22 @@ Search::Pick Search::PickLeaf(Worker* worker, Slot* slot) {
     }
     if (node->n == 0) return ExtendLeaf(worker, slot, node);  // a new leaf
     const bool is_root = node == tree_.root();
-    Edge* best = params_.gumbel ? SelectGumbel(node, is_root)
-                                : SelectPuct(node, is_root);
-    if (best->child == nullptr) {
+    const Selected best = params_.gumbel ? SelectGumbel(node, is_root)
+                                         : SelectPuct(node, is_root);
+    Node* child = best.child;
+    if (child == nullptr) {
       if (MemoryFull(sizeof(Node))) {
         ReleasePath(*slot);
         return Pick::kMemoryFull;
       }
-      best->child = tree_.NewNode();
+      child = tree_.AddChild(node, best.edge);
     }
-    slot->moves.push_back(best->move);
-    node = best->child;
+    slot->moves.push_back(node->edges[best.edge].move);
+    node = child;
   }
 }
 
-Edge* Search::SelectPuct(Node* node, bool is_root) {
+Search::Selected Search::SelectPuct(Node* node, bool is_root) {
   const double vl = params_.virtual_loss;
   const int side = node->side_to_move;
   const double draw_score = DrawScoreFor(side);
@@ -73,16 +74,18 @@ Edge* Search::SelectPuct(Node* node, bool is_root) {
   // are scored as they come; the unstarted ones all share the FPU value,
   // so the best of them is simply the first with the highest prior.
   double visited_policy = 0;
-  Edge* best_started = nullptr;
+  Selected best_started = {-1, nullptr};
   double best_started_score = -1e300;
-  Edge* best_fresh = nullptr;
+  Selected best_fresh = {-1, nullptr};
   float best_fresh_prior = -1;
-  for (Edge& edge : node->children()) {
-    const Node* child = edge.child;
+  ChildWalk walk(*node);
+  for (int i = 0; i < node->num_edges; ++i) {
+    const Edge& edge = node->edges[i];
+    Node* child = walk.At(i);
     if (child == nullptr || child->n + child->in_flight == 0) {
       if (edge.prior > best_fresh_prior) {
         best_fresh_prior = edge.prior;
-        best_fresh = &edge;
+        best_fresh = {i, child};
       }
       continue;
     }
@@ -101,17 +104,17 @@ Edge* Search::SelectPuct(Node* node, bool is_root) {
     }
     if (score > best_started_score) {
       best_started_score = score;
-      best_started = &edge;
+      best_started = {i, child};
     }
   }
-  Edge* best = best_started;
-  if (best_fresh != nullptr) {
+  Selected best = best_started;
+  if (best_fresh.edge >= 0) {
     const double fpu =
         FirstPlayUrgency(*node, is_root, draw_score, visited_policy);
     const double fresh_score = fpu + puct_mult * best_fresh_prior;
     // Ties go to the earlier edge, as a single scan in order would.
-    if (best == nullptr || fresh_score > best_started_score ||
-        (fresh_score == best_started_score && best_fresh < best)) {
+    if (best.edge < 0 || fresh_score > best_started_score ||
+        (fresh_score == best_started_score && best_fresh.edge < best.edge)) {
       best = best_fresh;
     }
   }
@@ -128,17 +131,19 @@ GumbelParams Search::GumbelParamsOf(bool is_root) const {
   return g;
 }
 
-Edge* Search::SelectGumbel(Node* node, bool is_root) {
+Search::Selected Search::SelectGumbel(Node* node, bool is_root) {
   const double draw_score = DrawScoreFor(node->side_to_move);
+  int edge;
   if (!is_root) {
-    return &node->edges[SelectGumbelInterior(*node, draw_score,
-                                             GumbelParamsOf(false))];
+    edge = SelectGumbelInterior(*node, draw_score, GumbelParamsOf(false));
+  } else {
+    if (!gumbel_root_.started()) {
+      gumbel_root_.Start(*node, gumbel_budget_, GumbelParamsOf(true),
+                         draw_score, &rng_);
+    }
+    edge = gumbel_root_.Next(*node);
   }
-  if (!gumbel_root_.started()) {
-    gumbel_root_.Start(*node, gumbel_budget_, GumbelParamsOf(true), draw_score,
-                       &rng_);
-  }
-  return &node->edges[gumbel_root_.Next(*node)];
+  return {edge, node->child(edge)};
 }
 
 double Search::FirstPlayUrgency(const Node& node, bool is_root,

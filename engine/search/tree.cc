@@ -1,5 +1,6 @@
 #include "engine/search/tree.h"
 
+#include <cassert>
 #include <new>
 
 namespace volkhv::search {
@@ -23,7 +24,7 @@ Node* Tree::NewNode() {
   Node* node;
   if (free_nodes_ != nullptr) {
     node = free_nodes_;
-    free_nodes_ = reinterpret_cast<Node*>(node->edges);
+    free_nodes_ = node->next_sibling;
   } else {
     if (chunk_used_ == kChunkNodes) {
       chunks_.push_back(std::make_unique_for_overwrite<Node[]>(kChunkNodes));
@@ -32,6 +33,21 @@ Node* Tree::NewNode() {
     node = &chunks_.back()[chunk_used_++];
   }
   return new (node) Node;
+}
+
+Node* Tree::AddChild(Node* parent, int index) {
+  assert(index >= 0 && index < parent->num_edges);
+  Node** link = &parent->first_child;
+  while (*link != nullptr && (*link)->index < index) {
+    link = &(*link)->next_sibling;
+  }
+  assert((*link == nullptr || (*link)->index != index) &&
+         "the edge has a child already");
+  Node* child = NewNode();
+  child->index = static_cast<uint16_t>(index);
+  child->next_sibling = *link;
+  *link = child;
+  return child;
 }
 
 void Tree::Expand(Node* node, std::span<const Move> moves) {
@@ -47,12 +63,13 @@ void Tree::Release(Node* subtree) {
   while (!stack_.empty()) {
     Node* node = stack_.back();
     stack_.pop_back();
-    for (const Edge& edge : node->children()) {
-      if (edge.child != nullptr) stack_.push_back(edge.child);
+    for (Node* c = node->first_child; c != nullptr; c = c->next_sibling) {
+      stack_.push_back(c);
     }
     edges_ -= node->num_edges;
     delete[] node->edges;
-    node->edges = reinterpret_cast<Edge*>(free_nodes_);
+    node->edges = nullptr;
+    node->next_sibling = free_nodes_;
     free_nodes_ = node;
     --nodes_;
   }
@@ -63,24 +80,31 @@ bool Tree::Descend(std::span<const Move> moves) {
     Reset();
     return false;
   }
-  Edge* link = nullptr;  // the edge that points at the new root
+  Node* parent = nullptr;  // the new root's parent
   Node* node = root_;
   for (Move move : moves) {
-    link = nullptr;
-    for (Edge& edge : node->children()) {
-      if (edge.move == move) {
-        link = &edge;
+    int index = -1;
+    for (int i = 0; i < node->num_edges; ++i) {
+      if (node->edges[i].move == move) {
+        index = i;
         break;
       }
     }
-    if (link == nullptr || link->child == nullptr) {
+    Node* child = index >= 0 ? node->child(index) : nullptr;
+    if (child == nullptr) {
       Reset();
       return false;
     }
-    node = link->child;
+    parent = node;
+    node = child;
   }
-  if (link == nullptr) return true;  // no moves: the root stays
-  link->child = nullptr;  // detach, so releasing the old root spares it
+  if (parent == nullptr) return true;  // no moves: the root stays
+  // Detach the new root, so releasing the old one spares it.
+  Node** link = &parent->first_child;
+  while (*link != node) link = &(*link)->next_sibling;
+  *link = node->next_sibling;
+  node->next_sibling = nullptr;
+  node->index = 0;
   Release(root_);
   root_ = node;
   return true;

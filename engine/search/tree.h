@@ -31,7 +31,11 @@ class Tree {
 
   // A new unvisited node, counted.
   Node* NewNode();
-  // Gives `node` an edge array for `moves` (priors zero, children null).
+  // A new unvisited node as the child of `parent`'s edge `index`, linked
+  // into its children list in index order. Requires an expanded `parent`
+  // and no child at `index` yet.
+  Node* AddChild(Node* parent, int index);
+  // Gives `node` an edge array for `moves` (priors zero, no children).
   void Expand(Node* node, std::span<const Move> moves);
 
   // Follows `moves` from the root. If every move leads to an existing child,
@@ -55,7 +59,7 @@ class Tree {
   void Release(Node* subtree);
 
   // Nodes come from chunks (fewer allocator calls, cheaper release); freed
-  // nodes are chained through their `edges` field for reuse.
+  // nodes are chained through their `next_sibling` field for reuse.
   static constexpr int kChunkNodes = 1 << 12;
   std::vector<std::unique_ptr<Node[]>> chunks_;
   int chunk_used_ = kChunkNodes;  // nodes handed out of chunks_.back()
