@@ -69,9 +69,12 @@ using PriorsFn = std::function<void(
     const GameState& state, const MoveList& moves, std::vector<float>* priors)>;
 // The WDL of one position, for its side to move.
 using ValueFn = std::function<std::array<float, 3>(const GameState& state)>;
+// The plies to the end of the game from one position (a moves-left head).
+using MovesLeftFn = std::function<float(const GameState& state)>;
 
-// Uniform priors and W = D = L = 1/3 (nn::UniformEvaluator) unless `priors`
-// or `value` say otherwise. Thread-safe, like every Evaluator.
+// Uniform priors, W = D = L = 1/3 and no moves left (nn::UniformEvaluator)
+// unless `priors`, `value` or set_moves_left say otherwise. Thread-safe, like
+// every Evaluator.
 class FakeEvaluator final : public nn::Evaluator {
  public:
   explicit FakeEvaluator(PriorsFn priors = nullptr, ValueFn value = nullptr,
@@ -104,7 +107,14 @@ class FakeEvaluator final : public nn::Evaluator {
         const std::array<float, 3> wdl = value_(*requests[i].state);
         for (int k = 0; k < 3; ++k) results[i].wdl[k] = wdl[k];
       }
+      if (moves_left_) results[i].moves_left = moves_left_(*requests[i].state);
     }
+  }
+
+  // Evaluations come with moves left from `moves_left` (by default they have
+  // none, as from a net without the head). Call before any Evaluate.
+  void set_moves_left(MovesLeftFn moves_left) {
+    moves_left_ = std::move(moves_left);
   }
 
   // Evaluate calls so far.
@@ -123,6 +133,7 @@ class FakeEvaluator final : public nn::Evaluator {
  private:
   const PriorsFn priors_;
   const ValueFn value_;
+  MovesLeftFn moves_left_;
   EvaluationGate* const gate_;
   nn::UniformEvaluator uniform_;
   std::atomic<int> calls_{0};

@@ -719,6 +719,60 @@ TEST(SearchTest, FindsAndProvesNimWins) {
   }
 }
 
+// Moves left (SearchParams::mlh_slope): from a pile of 20, every position
+// is worth 0.9 to the player to move at the root (winning) or -0.9
+// (losing), whatever the move; only the net's plies to the end differ (10
+// per stone). Winning, the search should spend its visits on the move that
+// ends the game soonest (take 3); losing, on the one that drags it out
+// (take 1); without the head's numbers, or with mlh_slope 0, it cannot tell.
+std::map<int, uint32_t> NimVisitsWithMovesLeft(bool winning, double slope,
+                                               bool head) {
+  // 60 visits stay well above the end of the game (7 plies at best).
+  auto game = MakeGame("nim", {{"stones", 20}});
+  EXPECT_TRUE(game.ok());
+  auto state = (*game)->NewInitialState();
+  FakeEvaluator evaluator(nullptr, [winning](const GameState& s) {
+    const bool good = (s.SideToMove() == 0) == winning;
+    return good ? std::array<float, 3>{0.95f, 0, 0.05f}
+                : std::array<float, 3>{0.05f, 0, 0.95f};
+  });
+  if (head) {
+    evaluator.set_moves_left(
+        [](const GameState& s) { return 10.0f * std::stoi(s.PositionText()); });
+  }
+  SearchParams params;
+  params.mlh_slope = slope;
+  params.mlh_cap = 0.2;
+  params.minibatch_size = 1;
+  Search search(params, &evaluator, nullptr, 1);
+  EXPECT_TRUE(search.SetPosition(*state).ok());
+  const SearchResult result = search.Run(Visits(60));
+  std::map<int, uint32_t> visits;
+  for (const MoveInfo& info : result.moves) {
+    visits[std::stoi(state->MoveText(info.move))] = info.visits;
+  }
+  return visits;
+}
+
+TEST(SearchTest, MovesLeftPrefersTheShorterWinAndTheLongerLoss) {
+  ASSERT_TRUE(kNimRegistered);
+  std::map<int, uint32_t> win = NimVisitsWithMovesLeft(true, 0.01, true);
+  EXPECT_GT(win[3], win[2]);
+  EXPECT_GT(win[2], win[1]);
+  EXPECT_GT(win[3], win[1] + 5);  // 26 and 14 when written
+  std::map<int, uint32_t> loss = NimVisitsWithMovesLeft(false, 0.01, true);
+  EXPECT_GT(loss[1], loss[2]);
+  EXPECT_GT(loss[2], loss[3]);
+  EXPECT_GT(loss[1], loss[3] + 5);  // 23 and 16 when written
+  // Off: the same visits whatever the side, with or without the numbers.
+  const std::map<int, uint32_t> off = NimVisitsWithMovesLeft(true, 0, true);
+  EXPECT_EQ(off, NimVisitsWithMovesLeft(false, 0, true));
+  EXPECT_EQ(off, NimVisitsWithMovesLeft(true, 0.01, false));
+  EXPECT_LE(std::max({off.at(1), off.at(2), off.at(3)}) -
+                std::min({off.at(1), off.at(2), off.at(3)}),
+            2u);
+}
+
 TEST(SearchTest, ProvesNimLosses) {
   for (int pile : {4, 8}) {
     SCOPED_TRACE(pile);

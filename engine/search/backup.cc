@@ -9,10 +9,13 @@
 
 namespace volkhv::search {
 
-void Search::Backup(std::span<Node* const> path, double wl, double d, int side,
-                    bool leaf_proven_now, RunStats* stats) {
+void Search::Backup(std::span<Node* const> path, double wl, double d,
+                    double plies_left, int side, bool leaf_proven_now,
+                    RunStats* stats) {
+  double m = plies_left + static_cast<double>(path.size());
   for (Node* node : path) {
     const double v = node->side_to_move == side ? wl : -wl;
+    m -= 1;  // plies_left + the plies from this node down to the leaf
     ++node->n;
     --node->in_flight;
     // A proven node keeps its exact value (leaves of the same minibatch
@@ -21,6 +24,7 @@ void Search::Backup(std::span<Node* const> path, double wl, double d, int side,
     const double inv_n = 1.0 / node->n;
     node->wl += (v - node->wl) * inv_n;
     node->d += static_cast<float>((d - node->d) * inv_n);
+    node->m += static_cast<float>((m - node->m) * inv_n);
   }
   stats->Playout(path.size());
   if (!leaf_proven_now) return;

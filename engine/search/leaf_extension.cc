@@ -226,8 +226,8 @@ void Search::BackupBatch(Worker* worker) {
     Node* leaf = slot->path.back();
     if (slot->known) {
       const Proven proven = leaf->proven();
-      Backup(slot->path, ExactWl(proven), ExactD(proven), leaf->side_to_move,
-             slot->proven_now, stats);
+      Backup(slot->path, ExactWl(proven), ExactD(proven), leaf->proven_plies,
+             leaf->side_to_move, slot->proven_now, stats);
       continue;
     }
     const nn::Evaluation& eval = worker->evaluations[evaluated++];
@@ -248,8 +248,10 @@ void Search::BackupBatch(Worker* worker) {
       NormalizePriors(leaf);
     }
     for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
+    if (eval.has_moves_left()) moves_left_seen_ = true;
     Backup(slot->path, double(eval.wdl[0]) - eval.wdl[2], eval.wdl[1],
-           leaf->side_to_move, false, stats);
+           eval.has_moves_left() ? eval.moves_left : 0.0, leaf->side_to_move,
+           false, stats);
   }
   pending_playouts_ -= worker->num_pending;
   pending_bytes_ -= worker->pending_bytes;

@@ -53,6 +53,8 @@ struct Node {
   float d = 0;                   // mean draw probability over the n visits
   uint32_t n = 0;                // completed visits
   uint32_t in_flight = 0;  // visits started in this minibatch, not backed up
+  float m = 0;  // mean plies to the end over the n visits (moves-left head;
+                // without one, 0 at the leaves)
   uint16_t num_edges = 0;  // <= kMaxMoves (engine/game/move.h)
   uint16_t index = 0;      // this node's edge in its parent's edges
   uint8_t side_to_move : 1 = 0;
@@ -85,8 +87,8 @@ struct Node {
 };
 static_assert(sizeof(Node) == 56,
               "Node: 8 (edges) + 8 (first_child) + 8 (next_sibling) + 8 (wl) "
-              "+ 4 (d) + 4 (n) + 4 (in_flight) + 2 (num_edges) + 2 (index) + "
-              "1 (flags) + 1 (proven_plies) + 6 (padding)");
+              "+ 4 (d) + 4 (n) + 4 (in_flight) + 4 (m) + 2 (num_edges) + "
+              "2 (index) + 1 (flags) + 1 (proven_plies) + 2 (padding)");
 static_assert(kMaxMoves <= UINT16_MAX,
               "Node::num_edges and Node::index hold any move count");
 

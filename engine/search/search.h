@@ -225,6 +225,10 @@ class Search {
   // starts at its first selection of a Run.
   Selected SelectGumbel(Node* node, bool is_root);
   GumbelParams GumbelParamsOf(bool is_root) const;
+  // What SearchParams::mlh_slope adds to the score of `node`'s visited
+  // `child` whose utility for `node`'s side to move is `utility`.
+  double MovesLeftBonus(const Node& node, const Node& child,
+                        double utility) const;
   // The value given to `node`'s unvisited children: its own utility less
   // fpu_reduction (at the root fpu_reduction_at_root) * sqrt(prior mass of
   // its visited children).
@@ -290,11 +294,13 @@ class Search {
 
   // ---- Backup: backup.cc ----
 
-  // Adds one visit of value (wl, d), seen from `side`, to every node of
-  // `path` (root first), removing its in-flight count; then propagates
-  // proven values upwards from the end of the path if `leaf_proven_now`.
-  void Backup(std::span<Node* const> path, double wl, double d, int side,
-              bool leaf_proven_now, RunStats* stats);
+  // Adds one visit of value (wl, d), seen from `side`, and of `plies_left`
+  // at the leaf (plus one per ply above it) to every node of `path` (root
+  // first), removing its in-flight count; then propagates proven values
+  // upwards from the end of the path if `leaf_proven_now`.
+  void Backup(std::span<Node* const> path, double wl, double d,
+              double plies_left, int side, bool leaf_proven_now,
+              RunStats* stats);
   // Whether `node` is now proven from its children; sets it if so.
   bool UpdateProven(Node* node);
 
@@ -324,6 +330,8 @@ class Search {
   GumbelRoot gumbel_root_;
   int gumbel_budget_ = 0;
   bool memory_full_ = false;
+  // An evaluation came with moves left (the net has the head): MLH may act.
+  bool moves_left_seen_ = false;
   std::vector<MoveRule> filter_;  // SetMoveFilter
 
   // One per search thread (workers_[0] runs on Run's caller), kept from Run

@@ -86,6 +86,14 @@ const Row kRows[] = {
      "(negative: play for a win)"},
     {"draw_score_opponent", &SearchParams::draw_score_opponent, 0, -1, 1,
      "value of a draw to the root's opponent, as the search assumes it"},
+    {"mlh_slope", &SearchParams::mlh_slope, 0, 0, 1,
+     "moves left: Q bonus per ply a child is shorter (winning) or longer "
+     "(losing) than its parent's mean, with a net that has a moves-left "
+     "head (lc0 uses 0.0027; 0 = off)"},
+    {"mlh_cap", &SearchParams::mlh_cap, 0.0345, 0, 1,
+     "moves left: the largest bonus, in W-L units"},
+    {"mlh_q_threshold", &SearchParams::mlh_q_threshold, 0.8, 0, 0.99,
+     "moves left: the bonus acts above this |Q| and grows linearly to 1"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,

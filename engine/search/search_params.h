@@ -96,6 +96,17 @@ struct SearchParams {
   // opponent. Reported WDL and Q stay the unadjusted expectations.
   double draw_score;
   double draw_score_opponent;
+  // Moves left (lc0's MLH), with a net that has a moves-left head
+  // (nn::Evaluation::moves_left): PUCT adds to the Q of a visited child
+  //   clamp(mlh_slope * (M(child) - M(node)), -mlh_cap, mlh_cap)
+  //   * (Q > 0 ? -1 : 1) * max(0, |Q| - mlh_q_threshold) / (1 - threshold)
+  // where M is a node's mean plies to the end (Node::m) and Q the child's
+  // utility for the node's side to move: a side that wins prefers the
+  // shorter way, one that loses the longer. mlh_slope 0 (the default) and
+  // a net without the head leave the search as it was.
+  double mlh_slope;
+  double mlh_cap;
+  double mlh_q_threshold;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;

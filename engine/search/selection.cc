@@ -63,6 +63,7 @@ Search::Selected Search::SelectPuct(Node* node, bool is_root) {
   const int64_t children_started =
       int64_t{node->n} - 1 + int64_t{node->in_flight} - 1;
   const double puct_mult = PuctMultiplier(params_, node->n, children_started);
+  const bool mlh = moves_left_seen_ && params_.mlh_slope > 0;
   // Forced playouts: k * total child visits; a child is owed visits while
   // its started visits are below sqrt(this * prior).
   const double forced_base =
@@ -91,10 +92,10 @@ Search::Selected Search::SelectPuct(Node* node, bool is_root) {
     }
     if (child->n > 0) visited_policy += edge.prior;
     const double started = double(child->n) + child->in_flight;
-    const double q = (child->UtilityFor(side, draw_score) * child->n -
-                      vl * child->in_flight) /
-                     started;
+    const double utility = child->UtilityFor(side, draw_score);
+    const double q = (utility * child->n - vl * child->in_flight) / started;
     double score = q + puct_mult * edge.prior / (1 + started);
+    if (mlh && child->n > 0) score += MovesLeftBonus(*node, *child, utility);
     // Only children with a completed visit are forced (forcing one whose
     // first visit is still in flight would only collide), and never a
     // proven one (its value is exact).
@@ -144,6 +145,17 @@ Search::Selected Search::SelectGumbel(Node* node, bool is_root) {
     edge = gumbel_root_.Next(*node);
   }
   return {edge, node->child(edge)};
+}
+
+double Search::MovesLeftBonus(const Node& node, const Node& child,
+                              double utility) const {
+  const double strength = std::abs(utility) - params_.mlh_q_threshold;
+  if (strength <= 0) return 0;
+  const double shorter =
+      std::clamp(params_.mlh_slope * (double(child.m) - double(node.m)),
+                 -params_.mlh_cap, params_.mlh_cap);
+  return (utility > 0 ? -shorter : shorter) * strength /
+         (1 - params_.mlh_q_threshold);
 }
 
 double Search::FirstPlayUrgency(const Node& node, bool is_root,
