@@ -1863,6 +1863,49 @@ TEST(AnalysisPipeTest, RamMbCapsTheTree) {
   EXPECT_LT(visits, 1000000u);
 }
 
+// With a net that has the moves-left head, UCI info lines carry lc0's
+// `movesleft` and analysis answers `movesLeft`; without it, neither.
+TEST(EnginePipeTest, MovesLeftIsReportedWithTheHeadOnly) {
+  if (!HaveBinary()) GTEST_SKIP() << "build the volkhv target first";
+  ScopedTempDir dir;
+  const std::string config = dir.File("mlh.textproto");
+  testing::WriteFile(
+      config,
+      "architecture { blocks: 1 filters: 8 value_head_filters: 2 "
+      "value_hidden: 8 moves_left_head_filters: 2 moves_left_hidden: 8 "
+      "}\n");
+  const std::string net = dir.File("mlh.net");
+  const RunResult init =
+      Volkhv("net init --game tavreli --config " + config + " --out " + net);
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  for (const std::string& which : std::vector<std::string>{net, "random"}) {
+    SCOPED_TRACE(which);
+    const bool head = which == net;
+    RunResult r = VolkhvWithInput("engine --net " + which,
+                                  "position startpos\ngo nodes 30\n");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::string last_info;
+    for (const std::string& l : Lines(r.out)) {
+      if (StartsWith(l, "info depth")) last_info = l;
+    }
+    const std::string moves_left = Field(last_info, "movesleft");
+    EXPECT_EQ(!moves_left.empty(), head) << last_info;
+    if (head) EXPECT_GE(std::stoi(moves_left), 0) << last_info;
+    r = VolkhvWithInput("analysis --net " + which,
+                        R"({"id":"a","maxVisits":30})"
+                        "\n");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    auto answers = ById(r.out);
+    ASSERT_EQ(answers["a"].size(), 1u) << r.out;
+    const auto& answer = answers["a"][0];
+    EXPECT_EQ(answer["rootInfo"].contains("movesLeft"), head) << answer;
+    EXPECT_EQ(answer["moveInfos"][0].contains("movesLeft"), head) << answer;
+    if (head) {
+      EXPECT_GE(answer["rootInfo"]["movesLeft"].get<double>(), 0) << answer;
+    }
+  }
+}
+
 // Issue 22, item 14: analysis threads that cannot be started (here under a
 // 1 GB address-space limit, 1024 stacks) are a one-line error, not an abort.
 TEST(AnalysisPipeTest, ThreadsThatCannotStartAreAOneLineError) {

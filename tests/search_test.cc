@@ -773,6 +773,30 @@ TEST(SearchTest, MovesLeftPrefersTheShorterWinAndTheLongerLoss) {
             2u);
 }
 
+// The result reports the mean plies to the end: with a head that says 7
+// everywhere, the root's first visit gives 7 and its second, one ply
+// deeper, 8 (mean 7.5); the visited move's own mean, counting the move, is
+// 8; unvisited moves and a net without the head report -1.
+TEST(SearchTest, ResultsReportMovesLeft) {
+  ASSERT_TRUE(kNimRegistered);
+  auto state = State("nim", "10 0");
+  for (bool head : {true, false}) {
+    SCOPED_TRACE(head);
+    FakeEvaluator evaluator;
+    if (head) evaluator.set_moves_left([](const GameState&) { return 7.0f; });
+    SearchParams params;
+    params.minibatch_size = 1;
+    Search search(params, &evaluator, nullptr, 1);
+    ASSERT_TRUE(search.SetPosition(*state).ok());
+    const SearchResult result = search.Run(Visits(2));
+    EXPECT_FLOAT_EQ(result.root_moves_left, head ? 7.5f : -1.0f);
+    ASSERT_EQ(result.moves.size(), 3u);
+    EXPECT_EQ(result.moves[0].visits, 1u);
+    EXPECT_FLOAT_EQ(result.moves[0].moves_left, head ? 8.0f : -1.0f);
+    EXPECT_FLOAT_EQ(result.moves[1].moves_left, -1.0f);
+  }
+}
+
 TEST(SearchTest, ProvesNimLosses) {
   for (int pile : {4, 8}) {
     SCOPED_TRACE(pile);

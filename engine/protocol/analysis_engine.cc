@@ -608,6 +608,7 @@ OrderedJson Answer(const Json& id, int turn, bool during_search,
     info["wdl"] = WdlArray(m.wdl);
     info["q"] = Round6(m.q);
     info["prior"] = Round6(m.prior);
+    if (m.moves_left >= 0) info["movesLeft"] = Round6(m.moves_left);
     info["pv"] = MoveTexts(root, m.pv);
     info["order"] = move_infos.size();
     if (m.proven != search::Proven::kNone) {
@@ -621,6 +622,8 @@ OrderedJson Answer(const Json& id, int turn, bool during_search,
   root_info["visits"] = r.root_visits;
   root_info["wdl"] = WdlArray(r.root_wdl);
   root_info["q"] = Round6(r.root_q);
+  if (r.root_moves_left >= 0)
+    root_info["movesLeft"] = Round6(r.root_moves_left);
   root_info["currentPlayer"] = PlayerName(root);
   root_info["position"] = root.PositionText();
   if (r.root_proven != search::Proven::kNone) {

@@ -1027,7 +1027,13 @@ void UciEngine::SendReport(const search::SearchResult& r) {
              search::CentipawnsFromQ(known ? m.q : r.root_q));
     }
     const std::array<int, 3> wdl = WdlPerMille(known ? m.wdl : r.root_wdl);
-    Append(&line, " wdl ", wdl[0], " ", wdl[1], " ", wdl[2], " pv");
+    Append(&line, " wdl ", wdl[0], " ", wdl[1], " ", wdl[2]);
+    // lc0's movesleft: the plies to the end, with a net that has the head.
+    const float moves_left = known ? m.moves_left : r.root_moves_left;
+    if (moves_left >= 0) {
+      Append(&line, " movesleft ", static_cast<int>(std::lround(moves_left)));
+    }
+    Append(&line, " pv");
     for (const std::string& text : MoveTexts(root, m.pv)) {
       Append(&line, " ", text);
     }

@@ -121,6 +121,10 @@ std::vector<Move> Search::PrincipalVariation(Move first,
   return pv;
 }
 
+float Search::MovesLeft(const Node& node) {
+  return node.proven() != Proven::kNone ? node.proven_plies : node.m;
+}
+
 SearchResult Search::BuildResult() const {
   SearchResult r;
   const Node* root = tree_.root();
@@ -131,6 +135,7 @@ SearchResult Search::BuildResult() const {
   r.root_q = r.root_wdl[0] - r.root_wdl[2];
   r.root_proven = root->proven();
   r.root_proven_plies = root->proven_plies;
+  if (moves_left_seen_ && root->n > 0) r.root_moves_left = MovesLeft(*root);
   if (root->terminal) r.game_result = root_state_->Result();
   r.tree_nodes = tree_.nodes();
   r.tree_bytes = tree_.bytes();
@@ -151,10 +156,12 @@ SearchResult Search::BuildResult() const {
       info.visits = child->n;
       FillWdl(child->WlFor(side), child->d, info.wdl);
       info.q = info.wdl[0] - info.wdl[2];
+      if (moves_left_seen_) info.moves_left = 1 + MovesLeft(*child);
     }
     if (child != nullptr && child->proven() != Proven::kNone) {
       info.proven = child->ProvenFor(side);
       info.proven_plies = child->proven_plies + 1;
+      if (moves_left_seen_) info.moves_left = info.proven_plies;
       if (child->n == 0) {
         // Proven without a visit (the game's prover): the outcome is known.
         FillWdl(info.proven == Proven::kWin    ? 1

@@ -312,6 +312,8 @@ class Search {
   int GumbelChoice() const;
   // SampleMove over `counts` (one per root edge) instead of visits.
   Move SampleByCounts(const std::vector<uint32_t>& counts, double temperature);
+  // `node`'s plies to the end: exact when proven, else its mean Node::m.
+  static float MovesLeft(const Node& node);
   // `first` (a root move) and then, from `child` (its child, may be null),
   // the best-ranked visited children below it.
   std::vector<Move> PrincipalVariation(Move first, const Node* child) const;

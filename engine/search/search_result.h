@@ -76,6 +76,10 @@ struct MoveInfo {
   float prior = 0;  // as searched (softmax temperature, root noise)
   Proven proven = Proven::kNone;
   int proven_plies = 0;  // plies to the end of the game, counting this move
+  // Mean plies to the end of the game after this move, counting it, as the
+  // net's moves-left head and the search see it (exact when proven); -1
+  // when the net has no such head or the move has no visit.
+  float moves_left = -1;
   std::vector<Move> pv;  // starts with `move`; follows the most visited
 };
 
@@ -90,6 +94,9 @@ struct SearchResult {
   float root_q = 0;
   Proven root_proven = Proven::kNone;
   int root_proven_plies = 0;
+  // Mean plies to the end of the game from the root (as MoveInfo::
+  // moves_left); -1 when the net has no moves-left head.
+  float root_moves_left = -1;
   GameResult game_result;  // the root position's own result (kGameOver)
 
   uint64_t playouts = 0;     // visits added by this Run
