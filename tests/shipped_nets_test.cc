@@ -66,7 +66,7 @@ struct Guard {
   double vs_untrained_search;
 };
 constexpr Guard kGuards[] = {
-    {"tavreli", 0.8, 0.6},
+    {"tavreli", 0.9, 0.6},
     {"tavlei9", 1.0, 0.55},
     {"tavlei11", 0.9, 0.65},
 };
