@@ -1890,7 +1890,9 @@ TEST(EnginePipeTest, MovesLeftIsReportedWithTheHeadOnly) {
     }
     const std::string moves_left = Field(last_info, "movesleft");
     EXPECT_EQ(!moves_left.empty(), head) << last_info;
-    if (head) EXPECT_GE(std::stoi(moves_left), 0) << last_info;
+    if (head) {
+      EXPECT_GE(std::stoi(moves_left), 0) << last_info;
+    }
     r = VolkhvWithInput("analysis --net " + which,
                         R"({"id":"a","maxVisits":30})"
                         "\n");
