@@ -345,6 +345,7 @@ int RunPlay(const std::vector<std::string>& args) {
   }
   search::Search search(search::SearchParams(), evaluator->get(),
                         GameProver(**game), *seed);
+  search.SetHeuristic(GameHeuristic(**game));
 
   const GameInfo& info = (*game)->Info();
   std::unique_ptr<GameState> state = (*start)->Clone();
@@ -587,6 +588,7 @@ int RunAnalyze(const std::vector<std::string>& args) {
   }
   search::Search search(search::SearchParams(), evaluator->get(),
                         GameProver(**game), *seed);
+  search.SetHeuristic(GameHeuristic(**game));
   search::SearchLimits limits;
   limits.visits = static_cast<uint64_t>(*visits);
   const GameInfo& info = (*game)->Info();

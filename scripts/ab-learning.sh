@@ -106,6 +106,9 @@ net_a=$(final_net "$out/a")
 net_b=$(final_net "$out/b")
 [ -n "$net_a" ] && [ -n "$net_b" ] || die "a run has no net"
 
+# The matches measure the nets: no alpha-beta quiescence at the leaves,
+# which play uses by default (docs/search.md, "Captures at the leaves").
+net_only=leaf_quiescence_weight=0
 rows=()
 IFS=',' read -r -a opponent_list <<<"$opponents"
 for side in a b; do
@@ -118,15 +121,15 @@ for side in a b; do
     esac
     echo "ab-learning: $label vs $opp" >&2
     row=$(match_row "$binary" "$opp" "$label: $visits visits" --game "$game" \
-      --player "mcts:net=$net,visits=$visits,name=$label" --player "$opp" \
+      --player "mcts:net=$net,visits=$visits,$net_only,name=$label" --player "$opp" \
       --games "$games" --concurrency "$concurrency" --seed "$seed" --quiet) || exit 2
     rows+=("$row")
   done
 done
 echo "ab-learning: $name_a vs $name_b" >&2
 row=$(match_row "$binary" "$name_b" "$name_a: $visits visits each" --game "$game" \
-  --player "mcts:net=$net_a,visits=$visits,name=$name_a" \
-  --player "mcts:net=$net_b,visits=$visits,name=$name_b" \
+  --player "mcts:net=$net_a,visits=$visits,$net_only,name=$name_a" \
+  --player "mcts:net=$net_b,visits=$visits,$net_only,name=$name_b" \
   --games "$games" --concurrency "$concurrency" --seed "$seed" --quiet) || exit 2
 rows+=("$row")
 

@@ -103,23 +103,27 @@ class PolicyFactory final : public PlayerFactory {
 class MctsFactory final : public PlayerFactory {
  public:
   MctsFactory(std::string name, std::shared_ptr<nn::Evaluator> evaluator,
-              const Prover* prover, const search::SearchParams& params,
+              const Prover* prover, const Heuristic* heuristic,
+              const search::SearchParams& params,
               const search::SearchLimits& limits)
       : name_(std::move(name)),
         evaluator_(std::move(evaluator)),
         prover_(prover),
+        heuristic_(heuristic),
         params_(params),
         limits_(limits) {}
   const std::string& Name() const override { return name_; }
   std::unique_ptr<search::Player> Make(uint64_t seed) const override {
-    return std::make_unique<search::MctsPlayer>(evaluator_, prover_, params_,
-                                                limits_, seed, name_);
+    return std::make_unique<search::MctsPlayer>(evaluator_, prover_, heuristic_,
+                                                params_, limits_, seed, name_);
   }
 
  private:
   std::string name_;
   std::shared_ptr<nn::Evaluator> evaluator_;
-  const Prover* prover_;  // the game's, valid for the program's life
+  // The game's, valid for the program's life; may be null.
+  const Prover* prover_;
+  const Heuristic* heuristic_;
   search::SearchParams params_;
   search::SearchLimits limits_;
 };
@@ -384,7 +388,8 @@ absl::StatusOr<std::shared_ptr<PlayerFactory>> MakeUnclockedFactory(
         LoadNet(kind, options, game, evaluators);
     if (!evaluator.ok()) return evaluator.status();
     return std::make_shared<MctsFactory>(name, *std::move(evaluator),
-                                         GameProver(game), params, limits);
+                                         GameProver(game), GameHeuristic(game),
+                                         params, limits);
   }
 
   if (kind == "uci") {

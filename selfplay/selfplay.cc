@@ -85,7 +85,7 @@ std::string DefaultWriterId() {
 
 absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
     const proto::SelfplayConfig& config, const GameState& start,
-    nn::Evaluator* evaluator, const Prover* prover,
+    nn::Evaluator* evaluator, const Prover* prover, const Heuristic* heuristic,
     const SelfplayOutput& output, uint64_t seed, const std::atomic<bool>* stop,
     SelfplayCounters* counters, GameSummary* summary) {
   absl::StatusOr<search::SearchParams> full_params =
@@ -101,6 +101,7 @@ absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
 
   Rng rng(Mix(seed, 1));
   search::Search search(*full_params, evaluator, prover, Mix(seed, 2));
+  search.SetHeuristic(heuristic);
   std::unique_ptr<GameState> state = start.Clone();
   if (absl::Status s = search.SetPosition(*state); !s.ok()) return s;
 
@@ -273,6 +274,7 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
   const Clock::time_point start_time = Clock::now();
   const int total = config.games();
   const Prover* prover = GameProver(game);
+  const Heuristic* heuristic = GameHeuristic(game);
 
   // Everything below `mu` is shared by the game threads.
   std::mutex mu;
@@ -318,7 +320,7 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
       std::unique_ptr<GameState> start = game.NewInitialState();
       GameSummary summary;
       absl::StatusOr<proto::GameRecord> record =
-          PlaySelfplayGame(config, *start, evaluator, prover, output,
+          PlaySelfplayGame(config, *start, evaluator, prover, heuristic, output,
                            Mix(base_seed, static_cast<uint64_t>(index)), &halt,
                            &counters, &summary);
       std::vector<proto::GameRecord> batch;

@@ -27,6 +27,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
+#include "engine/game/heuristic.h"
 #include "engine/game/prover.h"
 #include "nn/evaluator.h"
 #include "proto/game_record.pb.h"
@@ -63,7 +64,8 @@ struct GameSummary {
 };
 
 // Plays one game from `start` with `evaluator` (and `prover`, the game's
-// tactics for the search; may be null) and returns its record
+// tactics for the search, and `heuristic`, its static evaluation for
+// leaf_quiescence_weight; either may be null) and returns its record
 // (game, options, start position, every ply, result, termination,
 // generation, resignation fields, creation time). `seed` fixes every random
 // choice (with a deterministic evaluator the game is reproducible).
@@ -72,7 +74,7 @@ struct GameSummary {
 // InvalidArgument for an invalid config. Thread-safe (the evaluator is).
 absl::StatusOr<proto::GameRecord> PlaySelfplayGame(
     const proto::SelfplayConfig& config, const GameState& start,
-    nn::Evaluator* evaluator, const Prover* prover,
+    nn::Evaluator* evaluator, const Prover* prover, const Heuristic* heuristic,
     const SelfplayOutput& output, uint64_t seed, const std::atomic<bool>* stop,
     SelfplayCounters* counters, GameSummary* summary);
 

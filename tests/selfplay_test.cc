@@ -302,6 +302,22 @@ TEST(SelfplayConfigTest, DefaultsAreValidAndSubsetsParse) {
   EXPECT_EQ(cheap->minibatch_size, config->minibatch());
 }
 
+TEST(SelfplayConfigTest, LeafQuiescenceIsOffUnlessTheConfigSetsIt) {
+  EXPECT_GT(SearchParams().leaf_quiescence_weight, 0) << "play's default";
+  absl::StatusOr<SearchParams> plain =
+      SelfplaySearchParams(proto::SelfplayConfig(), true);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->leaf_quiescence_weight, 0);
+  absl::StatusOr<proto::SelfplayConfig> config = ParseSelfplayConfig(
+      "search_params { name: 'leaf_quiescence_weight' value: '0.25' }", "test");
+  ASSERT_TRUE(config.ok()) << config.status();
+  for (const bool full : {true, false}) {
+    absl::StatusOr<SearchParams> params = SelfplaySearchParams(*config, full);
+    ASSERT_TRUE(params.ok());
+    EXPECT_EQ(params->leaf_quiescence_weight, 0.25);
+  }
+}
+
 TEST(SelfplayConfigTest, UnknownKeysAndBadValuesAreRejectedByName) {
   struct Case {
     const char* text;
@@ -647,9 +663,9 @@ TEST(SelfplayRunTest, NetworkStatsComeFromTheBatchingEvaluator) {
 proto::GameRecord PlayOrDie(const proto::SelfplayConfig& config,
                             const GameState& start, nn::Evaluator* evaluator,
                             uint64_t seed, GameSummary* summary = nullptr) {
-  absl::StatusOr<proto::GameRecord> record =
-      PlaySelfplayGame(config, start, evaluator, ProverOf(start),
-                       SelfplayOutput(), seed, nullptr, nullptr, summary);
+  absl::StatusOr<proto::GameRecord> record = PlaySelfplayGame(
+      config, start, evaluator, ProverOf(start),
+      /*heuristic=*/nullptr, SelfplayOutput(), seed, nullptr, nullptr, summary);
   EXPECT_TRUE(record.ok()) << record.status();
   return record.ok() ? *record : proto::GameRecord();
 }

@@ -36,6 +36,15 @@ std::string GenName(int generation) {
   return absl::StrFormat("gen-%04d", generation);
 }
 
+// The player of a net in the loop's evaluation matches: MCTS with the net
+// alone, without the alpha-beta quiescence at the leaves that play uses by
+// default (leaf_quiescence_weight), so that the matches measure the nets.
+std::string NetPlayerSpec(const std::string& net, int visits,
+                          const std::string& name) {
+  return Cat("mcts:net=", net, ",visits=", visits,
+             ",leaf_quiescence_weight=0,name=", name);
+}
+
 // The paths of a run directory (see loop.h).
 struct RunPaths {
   std::string root;
@@ -386,9 +395,8 @@ absl::StatusOr<proto::EvaluationStats> Loop::Evaluate(
   const proto::EvaluationConfig& e = config_.evaluation();
   const std::string name = GenName(g);
   absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> player =
-      selfplay::MakePlayerFactory(Cat("mcts:net=", paths_.Net(g),
-                                      ",visits=", e.visits(), ",name=", name),
-                                  *game_, evaluators_);
+      selfplay::MakePlayerFactory(
+          NetPlayerSpec(paths_.Net(g), e.visits(), name), *game_, evaluators_);
   if (!player.ok()) return player.status();
   absl::StatusOr<std::shared_ptr<selfplay::PlayerFactory>> other =
       selfplay::MakePlayerFactory(opponent_spec, *game_, evaluators_);
@@ -450,8 +458,7 @@ absl::Status Loop::Finish(int g, const std::string& selfplay_net,
   const std::string previous = fs::path(selfplay_net).stem().string();
   absl::StatusOr<proto::EvaluationStats> vs_previous = Evaluate(
       g + 1, previous,
-      Cat("mcts:net=", selfplay_net, ",visits=", config_.evaluation().visits(),
-          ",name=", previous),
+      NetPlayerSpec(selfplay_net, config_.evaluation().visits(), previous),
       config_.evaluation().games(), paths_.EvalGames(g + 1),
       /*seed=*/2 + static_cast<uint64_t>(g));
   if (!vs_previous.ok()) return vs_previous.status();
@@ -583,11 +590,9 @@ absl::Status Loop::FinalEvaluation(int last) {
   if (e.final_games() > 0) {
     Log(Cat("final evaluation: ", GenName(last), " vs ", GenName(0), ", ",
             e.final_games(), " games"));
-    absl::StatusOr<proto::EvaluationStats> vs_first =
-        Evaluate(last, GenName(0),
-                 Cat("mcts:net=", paths_.Net(0), ",visits=", e.visits(),
-                     ",name=", GenName(0)),
-                 e.final_games(), paths_.FinalGames(), seed);
+    absl::StatusOr<proto::EvaluationStats> vs_first = Evaluate(
+        last, GenName(0), NetPlayerSpec(paths_.Net(0), e.visits(), GenName(0)),
+        e.final_games(), paths_.FinalGames(), seed);
     if (!vs_first.ok()) return vs_first.status();
     *final.mutable_vs_first() = *vs_first;
   }

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "absl/strings/numbers.h"
@@ -231,6 +234,24 @@ std::string RecordTerminationName(std::string_view game,
 const Prover* GameProver(const Game& game) {
   const GameModule* module = FindGame(game.Info().name);
   return module != nullptr ? module->prover : nullptr;
+}
+
+const Heuristic* GameHeuristic(const Game& game) {
+  // One per registered game: a module's heuristic is made from GameInfo,
+  // which the name determines.
+  static auto* mu = new std::mutex;
+  static auto* made =
+      new std::map<std::string, std::unique_ptr<Heuristic>, std::less<>>();
+  std::lock_guard<std::mutex> lock(*mu);
+  auto it = made->find(game.Info().name);
+  if (it == made->end()) {
+    absl::StatusOr<std::unique_ptr<Heuristic>> heuristic =
+        MakeHeuristic(game.Info());
+    it = made->emplace(game.Info().name,
+                       heuristic.ok() ? *std::move(heuristic) : nullptr)
+             .first;
+  }
+  return it->second.get();
 }
 
 }  // namespace volkhv

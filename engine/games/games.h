@@ -95,6 +95,12 @@ std::string RecordTerminationName(std::string_view game,
 // nullptr for a game without one. Valid for the program's life; thread-safe.
 const Prover* GameProver(const Game& game);
 
+// The static evaluation of `game` (MakeHeuristic) for the MCTS search's
+// leaf quiescence (Search::SetHeuristic), made once per game name, or
+// nullptr for a game without one. Valid for the program's life;
+// thread-safe.
+const Heuristic* GameHeuristic(const Game& game);
+
 }  // namespace volkhv
 
 #endif  // VOLKHV_ENGINE_GAMES_GAMES_H_

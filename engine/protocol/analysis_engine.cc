@@ -657,6 +657,7 @@ OrderedJson Answer(const Json& id, int turn, bool during_search,
 void AnalysisEngine::RunTask(Task& task) {
   search::Search search(task.params, task.evaluator.get(),
                         GameProver(*task.game), options_.seed);
+  search.SetHeuristic(GameHeuristic(*task.game));
   const std::vector<Move> moves(task.moves->begin(),
                                 task.moves->begin() + task.turn);
   if (const absl::Status status = search.SetPosition(*task.start, moves);

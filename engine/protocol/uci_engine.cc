@@ -407,6 +407,7 @@ absl::Status UciEngine::Prepare() {
   if (search_ == nullptr) {
     search_ = std::make_unique<search::Search>(
         options_.params, evaluator_.get(), GameProver(*game_), options_.seed);
+    search_->SetHeuristic(GameHeuristic(*game_));
   }
   return absl::OkStatus();
 }

@@ -288,6 +288,18 @@ int AlphaBetaSearch::Negamax(int depth, int alpha, int beta, int ply) {
   return best;
 }
 
+int AlphaBetaSearch::QuiescenceScore(GameState* state) {
+  state_ = state;
+  stop_ = nullptr;
+  nodes_ = 0;
+  seldepth_ = 0;
+  aborted_ = false;
+  can_abort_ = false;
+  const int score = Quiescence(-kInfinity, kInfinity, 0, 0);
+  state_ = nullptr;
+  return score;
+}
+
 AlphaBetaResult AlphaBetaSearch::Search(const GameState& state,
                                         const AlphaBetaLimits& limits,
                                         const std::atomic<bool>* stop) {

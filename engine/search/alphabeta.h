@@ -68,6 +68,12 @@ class AlphaBetaSearch {
   AlphaBetaResult Search(const GameState& state, const AlphaBetaLimits& limits,
                          const std::atomic<bool>* stop = nullptr);
 
+  // The quiescence score of `state` for the side to move: its static
+  // evaluation, or better what its noisy moves (captures, promotions, wins
+  // at once) lead to, searched as at the horizon of Search. `state` is
+  // played on and left as it was. No limit, table or history is used.
+  int QuiescenceScore(GameState* state);
+
   // Forgets the transposition table, killers and history (a new game).
   void Clear();
 

@@ -205,11 +205,32 @@ void Search::EvaluateBatch(Worker* worker) {
   }
   worker->evaluations.resize(worker->requests.size());
   worker->eval_seconds = 0;
+  ScoreQuiescence(worker);
   if (worker->requests.empty()) return;
   const Clock::time_point start = Clock::now();
   evaluator_->Evaluate(std::span<const nn::EvalRequest>(worker->requests),
                        std::span<nn::Evaluation>(worker->evaluations));
   worker->eval_seconds = SecondsSince(start);
+}
+
+void Search::ScoreQuiescence(Worker* worker) {
+  worker->quiescence_wl.clear();
+  if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0) return;
+  if (worker->quiescence == nullptr ||
+      worker->quiescence->options().quiescence_plies !=
+          params_.leaf_quiescence_plies) {
+    AlphaBetaOptions options;
+    options.hash_mb = 1;  // the least; quiescence uses no table
+    options.quiescence_plies = params_.leaf_quiescence_plies;
+    worker->quiescence = std::make_unique<AlphaBetaSearch>(heuristic_, options);
+  }
+  for (int i = 0; i < worker->num_pending; ++i) {
+    Slot* slot = worker->slots[i].get();
+    if (slot->known) continue;
+    const int score = worker->quiescence->QuiescenceScore(slot->state.get());
+    worker->quiescence_wl.push_back(
+        static_cast<float>(std::tanh(score / params_.leaf_quiescence_scale)));
+  }
 }
 
 void Search::BackupBatch(Worker* worker) {
@@ -249,9 +270,15 @@ void Search::BackupBatch(Worker* worker) {
     }
     for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
     if (eval.has_moves_left()) moves_left_seen_ = true;
-    Backup(slot->path, double(eval.wdl[0]) - eval.wdl[2], eval.wdl[1],
-           eval.has_moves_left() ? eval.moves_left : 0.0, leaf->side_to_move,
-           false, stats);
+    double wl = double(eval.wdl[0]) - eval.wdl[2];
+    double d = eval.wdl[1];
+    if (!worker->quiescence_wl.empty()) {
+      const double w = params_.leaf_quiescence_weight;
+      wl = (1 - w) * wl + w * worker->quiescence_wl[evaluated - 1];
+      d *= 1 - w;
+    }
+    Backup(slot->path, wl, d, eval.has_moves_left() ? eval.moves_left : 0.0,
+           leaf->side_to_move, false, stats);
   }
   pending_playouts_ -= worker->num_pending;
   pending_bytes_ -= worker->pending_bytes;

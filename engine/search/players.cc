@@ -103,13 +103,15 @@ Move PolicyPlayer::ChooseMove(const GameState& state) {
 }
 
 MctsPlayer::MctsPlayer(std::shared_ptr<nn::Evaluator> evaluator,
-                       const Prover* prover, const SearchParams& params,
-                       const SearchLimits& limits, uint64_t seed,
-                       std::string name)
+                       const Prover* prover, const Heuristic* heuristic,
+                       const SearchParams& params, const SearchLimits& limits,
+                       uint64_t seed, std::string name)
     : evaluator_(std::move(evaluator)),
       search_(params, evaluator_.get(), prover, seed),
       limits_(limits),
-      name_(std::move(name)) {}
+      name_(std::move(name)) {
+  search_.SetHeuristic(heuristic);
+}
 
 void MctsPlayer::NewGame() {
   start_.reset();

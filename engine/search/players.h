@@ -125,10 +125,12 @@ class PolicyPlayer final : public Player {
 class MctsPlayer final : public Player {
  public:
   // `evaluator` is shared (thread-safe). `prover` (the game's tactics, may
-  // be null) must outlive the player.
+  // be null) must outlive the player, and so must `heuristic` (the game's
+  // static evaluation for leaf_quiescence_weight, Search::SetHeuristic; may
+  // be null).
   MctsPlayer(std::shared_ptr<nn::Evaluator> evaluator, const Prover* prover,
-             const SearchParams& params, const SearchLimits& limits,
-             uint64_t seed, std::string name);
+             const Heuristic* heuristic, const SearchParams& params,
+             const SearchLimits& limits, uint64_t seed, std::string name);
   std::string Name() const override { return name_; }
   void NewGame() override;
   Move ChooseMove(const GameState& state) override;

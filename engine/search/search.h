@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "engine/game/game.h"
+#include "engine/game/heuristic.h"
 #include "engine/game/prover.h"
 #include "engine/search/gumbel_select.h"
 #include "engine/search/search_params.h"
@@ -67,6 +68,11 @@ class Search {
   ~Search();
   Search(const Search&) = delete;
   Search& operator=(const Search&) = delete;
+
+  // The game's static evaluation for leaf_quiescence_weight (search_params.h);
+  // null (the default) turns that option off. Must match the game searched
+  // and outlive the Search. Not thread-safe.
+  void SetHeuristic(const Heuristic* heuristic) { heuristic_ = heuristic; }
 
   // New parameters for the next Run; the tree is kept. Not thread-safe.
   void SetParams(const SearchParams& params);
@@ -268,6 +274,9 @@ class Search {
   // Evaluates the worker's pending leaves (not the proven ones) in one
   // Evaluator call. Reads only the worker's slots: runs without mutex_.
   void EvaluateBatch(Worker* worker);
+  // The quiescence W - L of the worker's pending leaves that go to the
+  // evaluator, when leaf_quiescence_weight is on (EvaluateBatch).
+  void ScoreQuiescence(Worker* worker);
   // Expands the worker's evaluated leaves and backs every pending leaf up
   // (proven ones with their exact values); the minibatch is then empty.
   void BackupBatch(Worker* worker);
@@ -320,7 +329,8 @@ class Search {
 
   SearchParams params_;
   nn::Evaluator* evaluator_;
-  const Prover* prover_;  // may be null
+  const Prover* prover_;                  // may be null
+  const Heuristic* heuristic_ = nullptr;  // may be null
   Rng rng_;
   Tree tree_;
   // Where SetPosition started, and the moves played since (tree reuse).

@@ -14,6 +14,7 @@
 #include "engine/game/game.h"
 #include "engine/game/move.h"
 #include "engine/game/result.h"
+#include "engine/search/alphabeta.h"
 #include "engine/search/node.h"
 #include "engine/search/search.h"
 #include "engine/search/search_params.h"
@@ -115,9 +116,11 @@ struct Search::RunStats {
 
 // One search thread's working memory, reused from minibatch to minibatch:
 // the leaves of its minibatch and its counters. Guarded by Search::mutex_,
-// except that its own thread reads the pending slots' states and writes
-// `requests`, `evaluations` and `eval_seconds` while it evaluates them
-// unlocked (no other thread touches a worker's slots or those fields).
+// except that its own thread reads the pending slots' states (quiescence
+// plays moves on them and takes them back) and writes `requests`,
+// `evaluations`, `eval_seconds` and the quiescence fields while it
+// evaluates them unlocked (no other thread touches a worker's slots or
+// those fields).
 struct Search::Worker {
   std::vector<std::unique_ptr<Slot>> slots;
   int num_pending = 0;           // slots[0, num_pending) are this minibatch
@@ -126,6 +129,10 @@ struct Search::Worker {
   int collisions = 0;
   std::vector<nn::EvalRequest> requests;
   std::vector<nn::Evaluation> evaluations;
+  // leaf_quiescence_weight: the pending leaves' quiescence W - L, one per
+  // request, and the alpha-beta search that scores them (made on first use).
+  std::vector<float> quiescence_wl;
+  std::unique_ptr<AlphaBetaSearch> quiescence;
   double eval_seconds = 0;       // the pending minibatch's Evaluate call
   RunStats stats;                // this Run's, up to the last backup
 };

@@ -94,6 +94,13 @@ const Row kRows[] = {
      "moves left: the largest bonus, in W-L units"},
     {"mlh_q_threshold", &SearchParams::mlh_q_threshold, 0.8, 0, 0.99,
      "moves left: the bonus acts above this |Q| and grows linearly to 1"},
+    {"leaf_quiescence_weight", &SearchParams::leaf_quiescence_weight, 0.5, 0, 1,
+     "share of a new leaf's value taken from the game's alpha-beta "
+     "quiescence (captures resolved) instead of the network (0 = off)"},
+    {"leaf_quiescence_scale", &SearchParams::leaf_quiescence_scale, 300, 1, 1e5,
+     "centipawns of quiescence score that map to tanh(1) = 0.76 in W - L"},
+    {"leaf_quiescence_plies", &SearchParams::leaf_quiescence_plies, 4, 0, 64,
+     "the leaves' quiescence searches noisy moves this many plies deep"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,

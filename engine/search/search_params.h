@@ -107,6 +107,21 @@ struct SearchParams {
   double mlh_slope;
   double mlh_cap;
   double mlh_q_threshold;
+  // Captures resolved at the leaves, as AlphaGo mixed its value network
+  // with rollouts: a new leaf's W - L becomes
+  //   (1 - w) * (W - L) + w * tanh(q / leaf_quiescence_scale)
+  // and its D (1 - w) * D, where w = leaf_quiescence_weight and q is the
+  // leaf's alpha-beta quiescence score for its side to move (the game's
+  // Heuristic, AlphaBetaSearch::QuiescenceScore). A net that does not yet
+  // see material sees pieces that hang. Acts only when the search has a
+  // heuristic (Search::SetHeuristic). Play's default is 0.5; self-play
+  // (SelfplaySearchParams) uses 0 unless its config sets it.
+  double leaf_quiescence_weight;
+  double leaf_quiescence_scale;
+  // How many plies of noisy moves the leaves' quiescence searches (the
+  // alphabeta: player searches 8; in a Tavreli middlegame 8 plies made the
+  // search 8 times slower, 4 plies 1.4 times).
+  int leaf_quiescence_plies;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;

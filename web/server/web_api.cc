@@ -246,10 +246,11 @@ struct WebApi::JobSpec {
   std::shared_ptr<const GameState> start;
   std::vector<Move> moves;
   nn::Evaluator* evaluator = nullptr;
-  const Prover* prover = nullptr;  // the game's (may be null)
-  uint64_t visits = 0;             // per search (per position for a whole game)
-  int64_t time_ms = 0;             // the whole job
-  int multipv = 5;                 // moves reported (live analysis)
+  const Prover* prover = nullptr;        // the game's (may be null)
+  const Heuristic* heuristic = nullptr;  // the game's (may be null)
+  uint64_t visits = 0;  // per search (per position for a whole game)
+  int64_t time_ms = 0;  // the whole job
+  int multipv = 5;      // moves reported (live analysis)
 };
 
 // One of the limited search slots, held while an engine move searches.
@@ -698,6 +699,7 @@ ApiResponse WebApi::EngineMove(std::string_view body) {
   }
   search::Search search(params_, *evaluator, GameProver(*request.entry->game),
                         seed_);
+  search.SetHeuristic(GameHeuristic(*request.entry->game));
   if (absl::Status s = search.SetPosition(*request.start, request.moves);
       !s.ok()) {
     return BadRequest(s.message());
@@ -937,6 +939,7 @@ ApiResponse WebApi::StartJob(std::string_view body, bool whole_game) {
   spec.moves = std::move(request.moves);
   spec.evaluator = *evaluator;
   spec.prover = GameProver(*request.entry->game);
+  spec.heuristic = GameHeuristic(*request.entry->game);
   spec.visits = static_cast<uint64_t>(*visits);
   spec.time_ms = *time_ms;
   spec.multipv = static_cast<int>(*multipv);
@@ -993,6 +996,7 @@ void WebApi::Publish(Job& job, const Json& report) {
 
 void WebApi::RunAnalysis(Job& job, const JobSpec& spec) {
   search::Search search(params_, spec.evaluator, spec.prover, seed_);
+  search.SetHeuristic(spec.heuristic);
   Json report{{"id", job.id}, {"running", true}};
   if (absl::Status s = search.SetPosition(*spec.start, spec.moves); !s.ok()) {
     report["running"] = false;
@@ -1027,6 +1031,7 @@ void WebApi::RunAnalysis(Job& job, const JobSpec& spec) {
 
 void WebApi::RunGameAnalysis(Job& job, const JobSpec& spec) {
   search::Search search(params_, spec.evaluator, spec.prover, seed_);
+  search.SetHeuristic(spec.heuristic);
   const std::vector<Move>& moves = spec.moves;
   Json report{{"id", job.id}, {"running", true}};
   report["plies"] = Json::array();

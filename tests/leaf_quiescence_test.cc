@@ -1,0 +1,144 @@
+// Captures resolved at the leaves (leaf_quiescence_weight, search_params.h):
+// AlphaBetaSearch::QuiescenceScore on hand-made Tavreli positions, the
+// exact mix of the network's value and the quiescence value, its depth, and
+// a hanging queen found with uniform priors.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/games/games.h"
+#include "engine/search/alphabeta.h"
+#include "engine/search/search.h"
+#include "engine/search/search_params.h"
+#include "engine/tavreli/module.h"
+#include "gtest/gtest.h"
+#include "nn/evaluator.h"
+
+namespace volkhv::search {
+namespace {
+
+// White to move: the black queen on d5 hangs to the white queen on d1.
+constexpr char kHangingQueen[] = "3k4/8/8/3q4/8/8/8/3Q2K1 w - - 0 1";
+// White to move: Qxd5 takes a pawn that e6 defends (exd5 buries the queen).
+constexpr char kPoisonedPawn[] = "4k3/8/4ph3/3pq4/8/8/8/3Q2K1 w - - 0 1";
+
+std::unique_ptr<GameState> Tavreli(std::string_view text) {
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame("tavreli");
+  EXPECT_TRUE(game.ok()) << game.status().message();
+  absl::StatusOr<std::unique_ptr<GameState>> state =
+      (*game)->NewStateFromText(text);
+  EXPECT_TRUE(state.ok()) << text << ": " << state.status().message();
+  return *std::move(state);
+}
+
+std::unique_ptr<Heuristic> HeuristicFor(const GameState& state) {
+  absl::StatusOr<std::unique_ptr<Heuristic>> h = MakeHeuristic(state.Info());
+  EXPECT_TRUE(h.ok()) << h.status().message();
+  return *std::move(h);
+}
+
+int QuiescenceOf(GameState* state,
+                 int plies = SearchParams().leaf_quiescence_plies) {
+  std::unique_ptr<Heuristic> h = HeuristicFor(*state);
+  AlphaBetaOptions options;
+  options.quiescence_plies = plies;
+  AlphaBetaSearch search(h.get(), options);
+  return search.QuiescenceScore(state);
+}
+
+SearchLimits Visits(uint64_t visits) {
+  SearchLimits limits;
+  limits.visits = visits;
+  return limits;
+}
+
+SearchParams WithQuiescence(double weight) {
+  SearchParams params;
+  params.leaf_quiescence_weight = weight;
+  return params;
+}
+
+TEST(AlphaBetaQuiescenceTest, ScoresTheCaptureAndLeavesTheStateAsItWas) {
+  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  const std::string text = s->PositionText();
+  const uint64_t hash = s->Hash();
+  const int stand_pat = HeuristicFor(*s)->Evaluate(*s);
+  const int score = QuiescenceOf(s.get());
+  EXPECT_GT(score, stand_pat + 700) << "the queen is won";
+  EXPECT_EQ(s->PositionText(), text);
+  EXPECT_EQ(s->Hash(), hash);
+}
+
+TEST(AlphaBetaQuiescenceTest, StandsPatRatherThanTakeAPoisonedPawn) {
+  std::unique_ptr<GameState> s = Tavreli(kPoisonedPawn);
+  const int stand_pat = HeuristicFor(*s)->Evaluate(*s);
+  EXPECT_EQ(QuiescenceOf(s.get()), stand_pat);
+}
+
+TEST(LeafQuiescenceTest, ALeafValueMixesTheNetAndTheQuiescenceScore) {
+  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  const int q = QuiescenceOf(s.get());
+  nn::UniformEvaluator uniform;  // W = D = L = 1/3: W - L = 0
+  for (const double w : {0.0, 0.25, 1.0}) {
+    SCOPED_TRACE(w);
+    Search search(WithQuiescence(w), &uniform, nullptr, 1);
+    search.SetHeuristic(h.get());
+    ASSERT_TRUE(search.SetPosition(*s).ok());
+    const SearchResult r = search.Run(Visits(1));
+    ASSERT_EQ(r.root_visits, 1u);
+    const double scale = SearchParams().leaf_quiescence_scale;
+    EXPECT_NEAR(r.root_q, w * std::tanh(q / scale), 1e-5);
+    EXPECT_NEAR(r.root_wdl[1], (1 - w) / 3, 1e-5);
+  }
+}
+
+TEST(LeafQuiescenceTest, LeafQuiescencePliesIsHowDeepTheLeavesAreSearched) {
+  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  const double scale = SearchParams().leaf_quiescence_scale;
+  nn::UniformEvaluator uniform;
+  SearchParams params = WithQuiescence(1.0);
+  Search search(params, &uniform, nullptr, 1);
+  search.SetHeuristic(h.get());
+  for (const int plies : {0, 1, 4, 0}) {
+    SCOPED_TRACE(plies);
+    params.leaf_quiescence_plies = plies;
+    search.SetParams(params);
+    search.ClearTree();
+    ASSERT_TRUE(search.SetPosition(*s).ok());
+    const SearchResult r = search.Run(Visits(1));
+    EXPECT_NEAR(r.root_q, std::tanh(QuiescenceOf(s.get(), plies) / scale),
+                1e-5);
+  }
+  // Without quiescence the queen is not taken yet: the static evaluation.
+  EXPECT_EQ(QuiescenceOf(s.get(), 0), h->Evaluate(*s));
+  EXPECT_GT(QuiescenceOf(s.get(), 1), h->Evaluate(*s) + 700);
+}
+
+TEST(LeafQuiescenceTest, WithoutAHeuristicTheWeightHasNoEffect) {
+  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  nn::UniformEvaluator uniform;
+  Search search(WithQuiescence(1.0), &uniform, nullptr, 1);
+  ASSERT_TRUE(search.SetPosition(*s).ok());
+  const SearchResult r = search.Run(Visits(1));
+  EXPECT_NEAR(r.root_q, 0, 1e-6);
+  EXPECT_NEAR(r.root_wdl[1], 1.0 / 3, 1e-6);
+}
+
+TEST(LeafQuiescenceTest, UniformPriorsFindTheHangingQueen) {
+  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  nn::UniformEvaluator uniform;
+  Search search(WithQuiescence(1.0), &uniform, nullptr, 1);
+  search.SetHeuristic(h.get());
+  ASSERT_TRUE(search.SetPosition(*s).ok());
+  const SearchResult r = search.Run(Visits(200));
+  ASSERT_FALSE(r.moves.empty());
+  EXPECT_EQ(s->MoveText(r.best_move), "d1xd5");
+  EXPECT_GT(r.moves[0].q, 0.5) << "a queen up";
+}
+
+}  // namespace
+}  // namespace volkhv::search
