@@ -78,34 +78,19 @@ torch::Tensor PolicyHeadImpl::forward(const torch::Tensor& x) {
       .flatten(1);
 }
 
-ValueHeadImpl::ValueHeadImpl(int filters, int head_filters, int board_size,
-                             int hidden) {
+DenseHeadImpl::DenseHeadImpl(int filters, int head_filters, int board_size,
+                             int hidden, int outputs) {
   conv = register_module("conv", Conv(filters, head_filters, 1, false));
   bn = register_module("bn", BatchNorm(head_filters));
   fc1 = register_module("fc1",
                         torch::nn::Linear(head_filters * board_size, hidden));
-  fc2 = register_module("fc2", torch::nn::Linear(hidden, 3));
+  fc2 = register_module("fc2", torch::nn::Linear(hidden, outputs));
 }
 
-torch::Tensor ValueHeadImpl::forward(const torch::Tensor& x) {
+torch::Tensor DenseHeadImpl::forward(const torch::Tensor& x) {
   torch::Tensor v =
       torch::relu(ApplyBatchNorm(batch_norm, bn, conv(x))).flatten(1);
   return fc2(torch::relu(fc1(v)));
-}
-
-MovesLeftHeadImpl::MovesLeftHeadImpl(int filters, int head_filters,
-                                     int board_size, int hidden) {
-  conv = register_module("conv", Conv(filters, head_filters, 1, false));
-  bn = register_module("bn", BatchNorm(head_filters));
-  fc1 = register_module("fc1",
-                        torch::nn::Linear(head_filters * board_size, hidden));
-  fc2 = register_module("fc2", torch::nn::Linear(hidden, 1));
-}
-
-torch::Tensor MovesLeftHeadImpl::forward(const torch::Tensor& x) {
-  torch::Tensor m =
-      torch::relu(ApplyBatchNorm(batch_norm, bn, conv(x))).flatten(1);
-  return kMovesLeftScale * torch::softplus(fc2(torch::relu(fc1(m)))).flatten();
 }
 
 NetworkImpl::NetworkImpl(const proto::Architecture& arch) : arch_(arch) {
@@ -119,13 +104,14 @@ NetworkImpl::NetworkImpl(const proto::Architecture& arch) : arch_(arch) {
       "policy", PolicyHead(f, PolicyHeadFilters(arch), arch.policy_channels()));
   value = register_module(
       "value",
-      ValueHead(f, arch.value_head_filters(),
-                arch.board_height() * arch.board_width(), arch.value_hidden()));
+      DenseHead(f, arch.value_head_filters(),
+                arch.board_height() * arch.board_width(), arch.value_hidden(),
+                /*outputs=*/3));
   if (HasMovesLeftHead(arch)) {
     moves_left = register_module(
-        "moves_left", MovesLeftHead(f, arch.moves_left_head_filters(),
-                                    arch.board_height() * arch.board_width(),
-                                    arch.moves_left_hidden()));
+        "moves_left", DenseHead(f, arch.moves_left_head_filters(),
+                                arch.board_height() * arch.board_width(),
+                                arch.moves_left_hidden(), /*outputs=*/1));
   }
 }
 
@@ -135,7 +121,10 @@ NetworkOutput NetworkImpl::forward(const torch::Tensor& x) {
     t = block->as<ResidualBlock>()->forward(t);
   }
   NetworkOutput out{policy(t), value(t)};
-  if (moves_left) out.moves_left = moves_left(t);
+  if (moves_left) {
+    out.moves_left =
+        kMovesLeftScale * torch::softplus(moves_left(t)).flatten();  // plies
+  }
   return out;
 }
 

@@ -81,32 +81,21 @@ class PolicyHeadImpl : public torch::nn::Module {
 };
 TORCH_MODULE(PolicyHead);
 
-// "value": conv1x1 + BN + ReLU, linear + ReLU, linear -> 3.
-class ValueHeadImpl : public torch::nn::Module {
+// The value head ("value", 3 outputs: WDL logits) and the moves-left head
+// ("moves_left", 1 output z; the plies are kMovesLeftScale * softplus(z)):
+// conv1x1 + BN + ReLU, linear + ReLU, linear -> `outputs`.
+class DenseHeadImpl : public torch::nn::Module {
  public:
-  ValueHeadImpl(int filters, int head_filters, int board_size, int hidden);
-  torch::Tensor forward(const torch::Tensor& x);  // [batch, 3] WDL logits
+  DenseHeadImpl(int filters, int head_filters, int board_size, int hidden,
+                int outputs);
+  torch::Tensor forward(const torch::Tensor& x);  // [batch, outputs]
 
   torch::nn::Conv2d conv{nullptr};
   torch::nn::BatchNorm2d bn{nullptr};
   torch::nn::Linear fc1{nullptr}, fc2{nullptr};
   SharedBatchNormFunction batch_norm;  // null: LibTorch's
 };
-TORCH_MODULE(ValueHead);
-
-// "moves_left": conv1x1 + BN + ReLU, linear + ReLU, linear -> 1, then
-// kMovesLeftScale * softplus.
-class MovesLeftHeadImpl : public torch::nn::Module {
- public:
-  MovesLeftHeadImpl(int filters, int head_filters, int board_size, int hidden);
-  torch::Tensor forward(const torch::Tensor& x);  // [batch] plies, >= 0
-
-  torch::nn::Conv2d conv{nullptr};
-  torch::nn::BatchNorm2d bn{nullptr};
-  torch::nn::Linear fc1{nullptr}, fc2{nullptr};
-  SharedBatchNormFunction batch_norm;  // null: LibTorch's
-};
-TORCH_MODULE(MovesLeftHead);
+TORCH_MODULE(DenseHead);
 
 struct NetworkOutput {
   torch::Tensor policy;  // [batch, policy_channels * H * W] logits
@@ -135,8 +124,8 @@ class NetworkImpl : public torch::nn::Module {
   ConvBn input{nullptr};
   torch::nn::ModuleList blocks{nullptr};  // of ResidualBlock
   PolicyHead policy{nullptr};
-  ValueHead value{nullptr};
-  MovesLeftHead moves_left{nullptr};  // null without the head
+  DenseHead value{nullptr};
+  DenseHead moves_left{nullptr};  // null without the head
 
  private:
   proto::Architecture arch_;

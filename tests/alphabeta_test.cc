@@ -28,17 +28,8 @@
 namespace volkhv::search {
 namespace {
 
+using ::volkhv::testing::StateOf;
 using ::volkhv::testing::WinsWithin;
-
-std::unique_ptr<GameState> State(std::string_view game_name,
-                                 std::string_view text) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
-  EXPECT_TRUE(game.ok()) << game.status().message();
-  absl::StatusOr<std::unique_ptr<GameState>> state =
-      (*game)->NewStateFromText(text);
-  EXPECT_TRUE(state.ok()) << text << ": " << state.status().message();
-  return *std::move(state);
-}
 
 std::shared_ptr<const Heuristic> HeuristicFor(const GameState& state) {
   absl::StatusOr<std::unique_ptr<Heuristic>> h = MakeHeuristic(state.Info());
@@ -61,7 +52,7 @@ AlphaBetaResult SearchDepth(const GameState& state, int depth,
 // The position is a win in exactly `moves` moves of the side to move.
 void ExpectForcedWinIn(std::string_view game, std::string_view text,
                        int moves) {
-  std::unique_ptr<GameState> s = State(game, text);
+  std::unique_ptr<GameState> s = StateOf(game, text);
   for (int k = 1; k < moves; ++k) {
     EXPECT_FALSE(WinsWithin(*s, 2 * k - 1)) << text << " wins in " << k;
   }
@@ -94,7 +85,7 @@ constexpr char kTavreliMateInTwo[] = "8/8/4K3/7k/4Q3/8/8/8 w - - 0 1";
 
 TEST(AlphaBetaTavreliTest, MateInOneMovesTheWholeStack) {
   ExpectForcedWinIn("tavreli", kTavreliMateInOne, 1);
-  std::unique_ptr<GameState> s = State("tavreli", kTavreliMateInOne);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kTavreliMateInOne);
   const Move freeing = *s->ParseMove("e7(1)-b7");  // the rook takes back
   for (int depth = 1; depth <= 3; ++depth) {
     const AlphaBetaResult r = SearchDepth(*s, depth);
@@ -110,7 +101,7 @@ TEST(AlphaBetaTavreliTest, MateInOneMovesTheWholeStack) {
 
 TEST(AlphaBetaTavreliTest, MateInTwo) {
   ExpectForcedWinIn("tavreli", kTavreliMateInTwo, 2);
-  std::unique_ptr<GameState> s = State("tavreli", kTavreliMateInTwo);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kTavreliMateInTwo);
   const AlphaBetaResult r = SearchDepth(*s, 4);
   EXPECT_EQ(r.MatePlies(), 3);
   EXPECT_EQ(r.depth, 3);  // stops once the mate is proven within the width
@@ -126,7 +117,7 @@ TEST(AlphaBetaTavreliTest, MateInTwo) {
 TEST(AlphaBetaTavreliTest, TakesAnUndefendedStack) {
   // The black queen tops a black rook on d5; the knight takes both.
   std::unique_ptr<GameState> s =
-      State("tavreli", "6k1/8/8/3(rq)4/5N2/8/8/6K1 w - - 0 1");
+      StateOf("tavreli", "6k1/8/8/3(rq)4/5N2/8/8/6K1 w - - 0 1");
   const int before = HeuristicFor(*s)->Evaluate(*s);
   EXPECT_LT(before, -900);  // Black has a queen and a rook against a knight
   const AlphaBetaResult r = SearchDepth(*s, 2);
@@ -138,7 +129,7 @@ TEST(AlphaBetaTavreliTest, TakesAnUndefendedStack) {
 TEST(AlphaBetaTavreliTest, KnightForkWinsTheQueen) {
   // Nc7+ forks the king on e8 and the queen on a8.
   std::unique_ptr<GameState> s =
-      State("tavreli", "q3k3/8/8/3N4/8/8/7K/8 w - - 0 1");
+      StateOf("tavreli", "q3k3/8/8/3N4/8/8/7K/8 w - - 0 1");
   const int before = HeuristicFor(*s)->Evaluate(*s);
   const AlphaBetaResult r = SearchDepth(*s, 3);
   EXPECT_EQ(s->MoveText(r.best_move), "d5-c7");
@@ -152,7 +143,7 @@ TEST(AlphaBetaTavreliTest, KnightForkWinsTheQueen) {
 TEST(AlphaBetaTavreliTest, QuiescenceRefusesAPoisonedPawn) {
   // Qxd5 takes a pawn that e6 defends: exd5 would bury the queen.
   std::unique_ptr<GameState> s =
-      State("tavreli", "4k3/8/4ph3/3pq4/8/8/8/3Q2K1 w - - 0 1");
+      StateOf("tavreli", "4k3/8/4ph3/3pq4/8/8/8/3Q2K1 w - - 0 1");
   const Move poisoned = *s->ParseMove("d1xd5");
   // Without quiescence a depth-1 search only sees the pawn.
   EXPECT_EQ(SearchDepth(*s, 1, /*quiescence_plies=*/0).best_move, poisoned);
@@ -168,7 +159,7 @@ TEST(AlphaBetaTavreliTest, PrisonersCountForTheirOwnSideOnly) {
   // A black pawn buried under a white knight: Black keeps kPrisonerPercent
   // of the pawn, White gets nothing for holding it.
   std::unique_ptr<GameState> held =
-      State("tavreli", "4k3/8/8/3(pqN)4/8/8/8/4K3 w - - 0 1");
+      StateOf("tavreli", "4k3/8/8/3(pqN)4/8/8/8/4K3 w - - 0 1");
   tavreli::EvalTerms terms;
   tavreli::EvaluateForWhite(
       static_cast<const tavreli::TavreliState&>(*held).current(), &terms);
@@ -177,7 +168,7 @@ TEST(AlphaBetaTavreliTest, PrisonersCountForTheirOwnSideOnly) {
             kPieceValue[tavreli::kPawn] * tavreli::kPrisonerPercent / 100);
   // An own piece buried under an own top counts kReservePercent.
   std::unique_ptr<GameState> reserve =
-      State("tavreli", "4k3/8/8/3(RN)4/8/8/8/4K3 w - - 0 1");
+      StateOf("tavreli", "4k3/8/8/3(RN)4/8/8/8/4K3 w - - 0 1");
   tavreli::EvaluateForWhite(
       static_cast<const tavreli::TavreliState&>(*reserve).current(), &terms);
   EXPECT_EQ(terms.material[tavreli::kWhite],
@@ -202,7 +193,8 @@ TEST(AlphaBetaTavreliTest, StartPositionIsRoughlyEven) {
 // ---- Tavlei ----
 
 TEST(AlphaBetaTavleiTest, PrinceEscapesInOne) {
-  std::unique_ptr<GameState> s = State("tavlei9", "4t4/9/9/9/9/9/K8/9/4t4 d 0");
+  std::unique_ptr<GameState> s =
+      StateOf("tavlei9", "4t4/9/9/9/9/9/K8/9/4t4 d 0");
   const AlphaBetaResult r = SearchDepth(*s, 2);
   EXPECT_EQ(r.MatePlies(), 1);
   std::unique_ptr<GameState> after = s->Clone();
@@ -212,7 +204,7 @@ TEST(AlphaBetaTavleiTest, PrinceEscapesInOne) {
 
 TEST(AlphaBetaTavleiTest, AttackersCaptureThePrinceInOne) {
   std::unique_ptr<GameState> s =
-      State("tavlei9", "9/9/tK1t5/9/9/9/9/9/4T4 a 0");
+      StateOf("tavlei9", "9/9/tK1t5/9/9/9/9/9/4T4 a 0");
   const AlphaBetaResult r = SearchDepth(*s, 2);
   EXPECT_EQ(r.MatePlies(), 1);
   EXPECT_EQ(s->MoveText(r.best_move), "d7-c7xb7");
@@ -222,7 +214,7 @@ TEST(AlphaBetaTavleiTest, PrinceForksTwoExitsInTwo) {
   // The prince reaches a square with open lines to two exits.
   constexpr char kPosition[] = "4T4/9/3t5/3T5/7t1/6K2/8t/t4t3/9 d 0";
   ExpectForcedWinIn("tavlei9", kPosition, 2);
-  std::unique_ptr<GameState> s = State("tavlei9", kPosition);
+  std::unique_ptr<GameState> s = StateOf("tavlei9", kPosition);
   const AlphaBetaResult r = SearchDepth(*s, 3);
   EXPECT_EQ(r.MatePlies(), 3);
   EXPECT_EQ(PlayPv(*s, r)->Result().termination, tavlei::kKingEscaped);
@@ -231,7 +223,7 @@ TEST(AlphaBetaTavleiTest, PrinceForksTwoExitsInTwo) {
 TEST(AlphaBetaTavleiTest, AttackersCaptureThePrinceInTwo) {
   constexpr char kPosition[] = "9/1K2t4/2t6/tt7/9/7t1/4t4/8T/9 a 0";
   ExpectForcedWinIn("tavlei9", kPosition, 2);
-  std::unique_ptr<GameState> s = State("tavlei9", kPosition);
+  std::unique_ptr<GameState> s = StateOf("tavlei9", kPosition);
   const AlphaBetaResult r = SearchDepth(*s, 3);
   EXPECT_EQ(r.MatePlies(), 3);
   EXPECT_EQ(PlayPv(*s, r)->Result().termination, tavlei::kKingCaptured);
@@ -241,9 +233,9 @@ TEST(AlphaBetaTavleiTest, AttackersCloseTheOnlyOpenLine) {
   // The prince on a3 sees the exit a1 (a8 blocks a9); only c2-a2 closes
   // the line.
   std::unique_ptr<GameState> s =
-      State("tavlei9", "4t4/t3t4/9/9/9/9/K3t4/2t6/9 a 0");
+      StateOf("tavlei9", "4t4/t3t4/9/9/9/9/K3t4/2t6/9 a 0");
   ASSERT_TRUE(
-      WinsWithin(*State("tavlei9", "4t4/t3t4/9/9/9/9/K3t4/2t6/9 d 0"), 1));
+      WinsWithin(*StateOf("tavlei9", "4t4/t3t4/9/9/9/9/K3t4/2t6/9 d 0"), 1));
   const AlphaBetaResult r = SearchDepth(*s, 2);
   EXPECT_EQ(s->MoveText(r.best_move), "c2-a2");
   std::unique_ptr<GameState> after = s->Clone();
@@ -254,13 +246,14 @@ TEST(AlphaBetaTavleiTest, AttackersCloseTheOnlyOpenLine) {
 TEST(AlphaBetaTavleiTest, AttackersTakeADefender) {
   // d2-d7 takes the defender on c7 against the attacker on b7.
   std::unique_ptr<GameState> s =
-      State("tavlei9", "9/9/1tT6/9/4K4/9/9/3t5/1t7 a 0");
+      StateOf("tavlei9", "9/9/1tT6/9/4K4/9/9/3t5/1t7 a 0");
   const AlphaBetaResult r = SearchDepth(*s, 2);
   EXPECT_EQ(s->MoveText(r.best_move), "d2-d7xc7");
 }
 
 TEST(AlphaBetaTavleiTest, EscapeRoutesAreCounted) {
-  std::unique_ptr<GameState> s = State("tavlei9", "4t4/9/9/9/9/9/K8/9/4t4 a 0");
+  std::unique_ptr<GameState> s =
+      StateOf("tavlei9", "4t4/9/9/9/9/9/K8/9/4t4 a 0");
   const auto& t = static_cast<const tavlei::TavleiState&>(*s);
   const tavlei::KingRoutes routes =
       tavlei::FindKingRoutes(t.rules(), t.position());
@@ -268,14 +261,14 @@ TEST(AlphaBetaTavleiTest, EscapeRoutesAreCounted) {
   EXPECT_EQ(routes.moves, 1);
   // Next to the exit a9 nobody can close that line; b5 can close the other.
   std::unique_ptr<GameState> corner =
-      State("tavlei9", "9/K8/9/9/1t7/9/9/9/4t4 a 0");
+      StateOf("tavlei9", "9/K8/9/9/1t7/9/9/9/4t4 a 0");
   const auto& c = static_cast<const tavlei::TavleiState&>(*corner);
   const tavlei::KingRoutes near =
       tavlei::FindKingRoutes(c.rules(), c.position());
   EXPECT_EQ(near.open_lines, 2);
   EXPECT_EQ(near.unstoppable_lines, 1);
-  std::unique_ptr<GameState> far =
-      State("tavlei9", "3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3 a 0");
+  std::unique_ptr<GameState> far = StateOf(
+      "tavlei9", "3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3 a 0");
   const auto& f = static_cast<const tavlei::TavleiState&>(*far);
   EXPECT_EQ(tavlei::FindKingRoutes(f.rules(), f.position()).moves,
             tavlei::KingRoutes::kFar);

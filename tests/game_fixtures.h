@@ -9,6 +9,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/game/encoder.h"
@@ -23,6 +24,20 @@ inline std::unique_ptr<Game> NewGame(const std::string& name) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
   EXPECT_TRUE(game.ok()) << game.status();
   return game.ok() ? *std::move(game) : nullptr;
+}
+
+// A state of the game called `game_name`: its start, or the position
+// `text` in the game's notation (a test failure if either is unknown).
+inline std::unique_ptr<GameState> StateOf(std::string_view game_name,
+                                          std::string_view text = "") {
+  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(game_name);
+  EXPECT_TRUE(game.ok()) << game.status();
+  if (!game.ok()) return nullptr;
+  if (text.empty()) return (*game)->NewInitialState();
+  absl::StatusOr<std::unique_ptr<GameState>> state =
+      (*game)->NewStateFromText(text);
+  EXPECT_TRUE(state.ok()) << text << ": " << state.status();
+  return state.ok() ? *std::move(state) : nullptr;
 }
 
 // The registry's prover for the game of `state` (engine/games/games.h:

@@ -14,23 +14,17 @@
 #include "engine/tavreli/module.h"
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
+#include "tests/game_fixtures.h"
 
 namespace volkhv::search {
 namespace {
+
+using ::volkhv::testing::StateOf;
 
 // White to move: the black queen on d5 hangs to the white queen on d1.
 constexpr char kHangingQueen[] = "3k4/8/8/3q4/8/8/8/3Q2K1 w - - 0 1";
 // White to move: Qxd5 takes a pawn that e6 defends (exd5 buries the queen).
 constexpr char kPoisonedPawn[] = "4k3/8/4ph3/3pq4/8/8/8/3Q2K1 w - - 0 1";
-
-std::unique_ptr<GameState> Tavreli(std::string_view text) {
-  absl::StatusOr<std::unique_ptr<Game>> game = MakeGame("tavreli");
-  EXPECT_TRUE(game.ok()) << game.status().message();
-  absl::StatusOr<std::unique_ptr<GameState>> state =
-      (*game)->NewStateFromText(text);
-  EXPECT_TRUE(state.ok()) << text << ": " << state.status().message();
-  return *std::move(state);
-}
 
 std::unique_ptr<Heuristic> HeuristicFor(const GameState& state) {
   absl::StatusOr<std::unique_ptr<Heuristic>> h = MakeHeuristic(state.Info());
@@ -60,7 +54,7 @@ SearchParams WithQuiescence(double weight) {
 }
 
 TEST(AlphaBetaQuiescenceTest, ScoresTheCaptureAndLeavesTheStateAsItWas) {
-  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kHangingQueen);
   const std::string text = s->PositionText();
   const uint64_t hash = s->Hash();
   const int stand_pat = HeuristicFor(*s)->Evaluate(*s);
@@ -71,13 +65,13 @@ TEST(AlphaBetaQuiescenceTest, ScoresTheCaptureAndLeavesTheStateAsItWas) {
 }
 
 TEST(AlphaBetaQuiescenceTest, StandsPatRatherThanTakeAPoisonedPawn) {
-  std::unique_ptr<GameState> s = Tavreli(kPoisonedPawn);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kPoisonedPawn);
   const int stand_pat = HeuristicFor(*s)->Evaluate(*s);
   EXPECT_EQ(QuiescenceOf(s.get()), stand_pat);
 }
 
 TEST(LeafQuiescenceTest, ALeafValueMixesTheNetAndTheQuiescenceScore) {
-  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kHangingQueen);
   std::unique_ptr<Heuristic> h = HeuristicFor(*s);
   const int q = QuiescenceOf(s.get());
   nn::UniformEvaluator uniform;  // W = D = L = 1/3: W - L = 0
@@ -95,7 +89,7 @@ TEST(LeafQuiescenceTest, ALeafValueMixesTheNetAndTheQuiescenceScore) {
 }
 
 TEST(LeafQuiescenceTest, LeafQuiescencePliesIsHowDeepTheLeavesAreSearched) {
-  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kHangingQueen);
   std::unique_ptr<Heuristic> h = HeuristicFor(*s);
   const double scale = SearchParams().leaf_quiescence_scale;
   nn::UniformEvaluator uniform;
@@ -118,7 +112,7 @@ TEST(LeafQuiescenceTest, LeafQuiescencePliesIsHowDeepTheLeavesAreSearched) {
 }
 
 TEST(LeafQuiescenceTest, WithoutAHeuristicTheWeightHasNoEffect) {
-  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kHangingQueen);
   nn::UniformEvaluator uniform;
   Search search(WithQuiescence(1.0), &uniform, nullptr, 1);
   ASSERT_TRUE(search.SetPosition(*s).ok());
@@ -128,7 +122,7 @@ TEST(LeafQuiescenceTest, WithoutAHeuristicTheWeightHasNoEffect) {
 }
 
 TEST(LeafQuiescenceTest, UniformPriorsFindTheHangingQueen) {
-  std::unique_ptr<GameState> s = Tavreli(kHangingQueen);
+  std::unique_ptr<GameState> s = StateOf("tavreli", kHangingQueen);
   std::unique_ptr<Heuristic> h = HeuristicFor(*s);
   nn::UniformEvaluator uniform;
   Search search(WithQuiescence(1.0), &uniform, nullptr, 1);

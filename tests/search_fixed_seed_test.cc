@@ -21,6 +21,7 @@ namespace {
 
 using ::volkhv::testing::FakeEvaluator;
 using ::volkhv::testing::ProverOf;
+using ::volkhv::testing::StateOf;
 using ::volkhv::testing::ValueFromHash;
 
 // Priors: a fixed pseudo-random weight in [1, 9) per move (from the
@@ -73,20 +74,10 @@ std::string Fingerprint(const Search& search, const SearchResult& r,
 }
 
 // The start position of `game_name`, or `text` if not empty.
-std::unique_ptr<GameState> Start(std::string_view game_name,
-                                 std::string_view text) {
-  auto game = MakeGame(game_name);
-  EXPECT_TRUE(game.ok()) << game.status().message();
-  if (text.empty()) return (*game)->NewInitialState();
-  auto state = (*game)->NewStateFromText(text);
-  EXPECT_TRUE(state.ok()) << text << ": " << state.status().message();
-  return *std::move(state);
-}
-
 std::string RunFixedSeed(std::string_view game_name, SearchParams params,
                          uint64_t visits, bool advance,
                          std::string_view position = "") {
-  auto state = Start(game_name, position);
+  auto state = StateOf(game_name, position);
   FakeEvaluator evaluator(HashPriors, ValueFromHash(0.8f));
   Search search(params, &evaluator, ProverOf(*state), /*seed=*/7);
   EXPECT_TRUE(search.SetPosition(*state).ok());

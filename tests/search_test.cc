@@ -40,19 +40,10 @@ using ::volkhv::testing::FakeEvaluator;
 using ::volkhv::testing::FavourMoves;
 using ::volkhv::testing::ProverOf;
 using ::volkhv::testing::ShyOfSquare;
+using ::volkhv::testing::StateOf;
 using ::volkhv::testing::ValueBySide;
 
 const bool kNimRegistered = (RegisterGame(nim::Module()), true);
-
-std::unique_ptr<GameState> State(std::string_view game_name,
-                                 std::string_view text = "") {
-  auto game = MakeGame(game_name);
-  EXPECT_TRUE(game.ok()) << game.status().message();
-  if (text.empty()) return (*game)->NewInitialState();
-  auto state = (*game)->NewStateFromText(text);
-  EXPECT_TRUE(state.ok()) << text << ": " << state.status().message();
-  return *std::move(state);
-}
 
 Move ParseMove(const GameState& state, std::string_view text) {
   auto move = state.ParseMove(text);
@@ -126,7 +117,7 @@ TEST(SearchParamsTest, TableHoldsDefaultsAndSetRejectsBadInput) {
 }
 
 TEST(SearchTest, PlaysAndProvesTavreliMateInOne) {
-  auto state = State("tavreli", kRookMateInOne);
+  auto state = StateOf("tavreli", kRookMateInOne);
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -155,7 +146,7 @@ TEST(SearchTest, PlaysTavreliMatesInTwo) {
        std::vector<std::pair<std::string, std::string>>{
            {kQuietMateInTwo, "g6-f6"}, {kMateInTwo, "d4-c6"}}) {
     SCOPED_TRACE(text);
-    auto state = State("tavreli", text);
+    auto state = StateOf("tavreli", text);
     nn::UniformEvaluator evaluator;
     Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
     ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -175,7 +166,7 @@ TEST(SearchTest, PlaysTavreliMatesInTwo) {
 }
 
 TEST(SearchTest, AvoidsAMoveThatAllowsMateInOne) {
-  auto state = State("tavreli", kAllowsMateInOne);
+  auto state = StateOf("tavreli", kAllowsMateInOne);
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -201,7 +192,7 @@ constexpr char kStalemateAvailable[] = "k7/8/1K6/4N3/8/8/8/8 w - - 0 1";
 // The best move of a 3000-visit uniform search of kStalemateAvailable with
 // the given draw scores.
 Move BestWithDrawScores(double draw_score, double draw_score_opponent) {
-  auto state = State("tavreli", kStalemateAvailable);
+  auto state = StateOf("tavreli", kStalemateAvailable);
   SearchParams params;
   params.draw_score = draw_score;
   params.draw_score_opponent = draw_score_opponent;
@@ -221,7 +212,7 @@ Move BestWithDrawScores(double draw_score, double draw_score_opponent) {
 }
 
 TEST(SearchTest, DrawScoreSteersTowardsOrAwayFromADraw) {
-  auto state = State("tavreli", kStalemateAvailable);
+  auto state = StateOf("tavreli", kStalemateAvailable);
   const Move d7 = ParseMove(*state, "e5-d7");
   const Move c6 = ParseMove(*state, "e5-c6");
   // A draw worth more than the uniform net's 0 for unclear positions: take
@@ -240,7 +231,7 @@ TEST(SearchTest, DrawScoreSteersTowardsOrAwayFromADraw) {
 TEST(SearchTest, ASmallSearchWithALargeMinibatchDoesNotDriftIntoADraw) {
   // With 32 leaves gathered at once from a 100-visit tree, virtual loss on
   // the pending winning moves used to hand most visits to the stalemate.
-  auto state = State("tavreli", kStalemateAvailable);
+  auto state = StateOf("tavreli", kStalemateAvailable);
   SearchParams params;
   params.minibatch_size = 32;
   // White is better everywhere (W-L = +0.35 for white); the two stalemating
@@ -268,14 +259,14 @@ TEST(SearchTest, ASmallSearchWithALargeMinibatchDoesNotDriftIntoADraw) {
 TEST(SearchTest, TwoFoldRepetitionsAreDrawsInTheSearchButNotAtTheRoot) {
   // After e5-f3 a8-b8 f3-e5, Black's b8-a8 repeats the start position;
   // b8-c8 does not.
-  auto state = State("tavreli", kStalemateAvailable);
+  auto state = StateOf("tavreli", kStalemateAvailable);
   std::vector<Move> moves;
   for (const char* text : {"e5-f3", "a8-b8", "f3-e5"}) {
     moves.push_back(ParseMove(*state, text));
     state->Play(moves.back());
   }
   const Move repeat = ParseMove(*state, "b8-a8");
-  auto start = State("tavreli", kStalemateAvailable);
+  auto start = StateOf("tavreli", kStalemateAvailable);
   SearchLimits limits;
   limits.visits = 200;
   for (const bool two_fold : {true, false}) {
@@ -302,7 +293,7 @@ TEST(SearchTest, TwoFoldRepetitionsAreDrawsInTheSearchButNotAtTheRoot) {
 TEST(SearchTest, AvoidsTheOneMoveThatAllowsMateAmongMany) {
   // Black to move with 18 moves; only the knight leaving a3 (a3-b5) lets
   // White mate at once.
-  auto state = State("tavreli", "8/1r3pr2/8/8/8/n4K1R/2Q5/k7 b - - 0 1");
+  auto state = StateOf("tavreli", "8/1r3pr2/8/8/8/n4K1R/2Q5/k7 b - - 0 1");
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -343,7 +334,7 @@ TEST(SearchTest, PrinceEscapesAndIsCapturedInOneInTavlei) {
            // An attacker closes on the prince from d9: b3 and d3 capture.
            {"3t5/9/9/9/9/9/1tK6/9/4T4 a 0", "d9-d3"}}) {
     SCOPED_TRACE(text);
-    auto state = State("tavlei9", text);
+    auto state = StateOf("tavlei9", text);
     nn::UniformEvaluator evaluator;
     Search search(SearchParams(), &evaluator, ProverOf(*state), 7);
     ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -364,7 +355,7 @@ constexpr char kPrinceOnAnOpenFile[] =
     "9/3TT4/9/t6T1/tt1t3T1/tt6K/t6T1/ttt6/1tt4T1 d 0";
 
 TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
-  auto state = State("tavlei9", kPrinceOnAnOpenFile);
+  auto state = StateOf("tavlei9", kPrinceOnAnOpenFile);
   const int prince = ParseMove(*state, "i4-i1").from;
   for (const bool immediate_wins : {true, false}) {
     SCOPED_TRACE(immediate_wins);
@@ -400,7 +391,7 @@ TEST(SearchTest, AnImmediateWinIsPlayedWhateverItsPrior) {
 TEST(SearchTest, ImmediateWinsProveALostRootWithFewOrNoEvaluations) {
   // Attackers to move; whatever they play, the prince a5 reaches a1 (a9 is
   // blocked by a8, and nothing can reach a2-a4 or capture him).
-  auto state = State("tavlei9", "9/t8/9/9/K7t/9/9/9/4t4 a 0");
+  auto state = StateOf("tavlei9", "9/t8/9/9/K7t/9/9/9/4t4 a 0");
   MoveList legal;
   state->LegalMoves(&legal);
   const struct {
@@ -438,7 +429,7 @@ TEST(SearchTest, ImmediateWinsProveALostRootWithFewOrNoEvaluations) {
 TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
   // Attackers to move; the prince a5 threatens a5-a1 (a9 is blocked by a7).
   // Only d4-a4 closes the line; the net is shy of d4's moves.
-  auto state = State("tavlei9", "9/9/t8/9/K7t/3t5/9/9/4t4 a 0");
+  auto state = StateOf("tavlei9", "9/9/t8/9/K7t/3t5/9/9/4t4 a 0");
   const Move block = ParseMove(*state, "d4-a4");
   for (const bool avoid : {true, false}) {
     SCOPED_TRACE(avoid);
@@ -480,7 +471,7 @@ TEST(SearchTest, MovesThatAllowAnImmediateWinAreKnownLossesAtExpansion) {
 // Gumbel search at tiny budgets: the one move that does not lose is chosen
 // however small its prior, as PUCT does.
 TEST(GumbelSearchTest, TinyBudgetsNeverChooseAKnownLoss) {
-  auto state = State("tavlei9", "9/9/t8/9/K7t/3t5/9/9/4t4 a 0");
+  auto state = StateOf("tavlei9", "9/9/t8/9/K7t/3t5/9/9/4t4 a 0");
   const Move block = ParseMove(*state, "d4-a4");
   for (const int budget : {2, 4, 8, 16}) {
     SCOPED_TRACE(budget);
@@ -502,7 +493,7 @@ TEST(GumbelSearchTest, TinyBudgetsNeverChooseAKnownLoss) {
 // (the root's own evaluation is the 17th visit): two visits each, then four
 // more for each of the best two, whatever the minibatch size.
 TEST(GumbelSearchTest, SequentialHalvingSpreadsTheVisitsAsDocumented) {
-  auto state = State("tavlei9");
+  auto state = StateOf("tavlei9");
   for (const int minibatch : {1, 8, 32}) {
     SCOPED_TRACE(minibatch);
     nn::UniformEvaluator evaluator;
@@ -527,7 +518,7 @@ TEST(GumbelSearchTest, SequentialHalvingSpreadsTheVisitsAsDocumented) {
 }
 
 TEST(GumbelSearchTest, ImprovedPolicyCoversEveryLegalMoveAndSumsToOne) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   MoveList legal;
   state->LegalMoves(&legal);
   nn::UniformEvaluator evaluator;
@@ -561,7 +552,7 @@ TEST(SearchTest, AnUnstoppableThreatIsAProvenWinInThree) {
   // Defenders to move: a5-a7 takes a8 against the exit a9 and opens a9;
   // no attacker can reach a8 or capture the prince on a7. The net is shy
   // of the prince's moves and likes those of the defender on e3.
-  auto state = State("tavlei9", "9/t8/9/9/K7t/t8/4T4/9/4t4 d 0");
+  auto state = StateOf("tavlei9", "9/t8/9/9/K7t/t8/4T4/9/4t4 d 0");
   const Move threat = ParseMove(*state, "a5-a7");
   for (const bool threats : {true, false}) {
     SCOPED_TRACE(threats);
@@ -596,7 +587,7 @@ TEST(SearchTest, AWinInFiveIsProvenWithoutEvaluation) {
   // Defenders to move; the prince a5 goes to the c-file, from where c9 opens
   // a9 and i9 at once (and c1 threatens a1): the attackers cannot parry
   // everything. The net is shy of the prince's moves.
-  auto state = State("tavlei9", "9/9/t8/9/K7t/t8/9/9/4t4 d 0");
+  auto state = StateOf("tavlei9", "9/9/t8/9/K7t/t8/9/9/4t4 d 0");
   for (const bool five : {true, false}) {
     SCOPED_TRACE(five);
     FakeEvaluator evaluator(ShyOfSquare(state->ParseMove("a5-a6")->from));
@@ -630,7 +621,7 @@ TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
   // nothing can then reach a8. Only a8-a7 and
   // a8-a6 stop it; a8's other moves open a9 at once, and e1's seven moves
   // allow the threat. The net is shy of a8's moves.
-  auto state = State("tavlei9", "9/t8/9/9/KT7/T8/4T4/9/4t4 a 0");
+  auto state = StateOf("tavlei9", "9/t8/9/9/KT7/T8/4T4/9/4t4 a 0");
   const Move saves[] = {ParseMove(*state, "a8-a7"), ParseMove(*state, "a8-a6")};
   auto is_save = [&](Move move) {
     return move == saves[0] || move == saves[1];
@@ -667,7 +658,7 @@ TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
   }
   // With b8 for a8 every move loses: b8-a8 in four plies, the others in
   // two. Known at once.
-  auto lost = State("tavlei9", "9/1t7/9/9/KT7/T8/4T4/9/4t4 a 0");
+  auto lost = StateOf("tavlei9", "9/1t7/9/9/KT7/T8/4T4/9/4t4 a 0");
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*lost), 3);
   ASSERT_TRUE(search.SetPosition(*lost).ok());
@@ -685,7 +676,7 @@ TEST(SearchTest, FindsTavleiWinsInTwo) {
            {"7t1/9/9/9/2t2K3/t4t3/7t1/8T/9 d 0", "f5-i5"},
            {"4t1K2/t5T2/9/9/2t6/6tt1/9/2T6/9 a 0", "h4-h9"}}) {
     SCOPED_TRACE(text);
-    auto state = State("tavlei9", text);
+    auto state = StateOf("tavlei9", text);
     nn::UniformEvaluator evaluator;
     Search search(SearchParams(), &evaluator, ProverOf(*state), 7);
     ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -707,7 +698,7 @@ TEST(SearchTest, FindsAndProvesNimWins) {
   ASSERT_TRUE(kNimRegistered);
   for (int pile : {1, 2, 3, 5, 6, 7, 9, 10}) {
     SCOPED_TRACE(pile);
-    auto state = State("nim", Cat(pile, " 0"));
+    auto state = StateOf("nim", Cat(pile, " 0"));
     nn::UniformEvaluator evaluator;
     Search search(SearchParams(), &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -779,7 +770,7 @@ TEST(SearchTest, MovesLeftPrefersTheShorterWinAndTheLongerLoss) {
 // 8; unvisited moves and a net without the head report -1.
 TEST(SearchTest, ResultsReportMovesLeft) {
   ASSERT_TRUE(kNimRegistered);
-  auto state = State("nim", "10 0");
+  auto state = StateOf("nim", "10 0");
   for (bool head : {true, false}) {
     SCOPED_TRACE(head);
     FakeEvaluator evaluator;
@@ -800,7 +791,7 @@ TEST(SearchTest, ResultsReportMovesLeft) {
 TEST(SearchTest, ProvesNimLosses) {
   for (int pile : {4, 8}) {
     SCOPED_TRACE(pile);
-    auto state = State("nim", Cat(pile, " 1"));
+    auto state = StateOf("nim", Cat(pile, " 1"));
     nn::UniformEvaluator evaluator;
     Search search(SearchParams(), &evaluator, ProverOf(*state), 3);
     ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -813,7 +804,7 @@ TEST(SearchTest, ProvesNimLosses) {
 }
 
 TEST(SearchTest, ReportsTheRootOfAFinishedGame) {
-  auto state = State("tavreli", kRookMateInOne);
+  auto state = StateOf("tavreli", kRookMateInOne);
   state->Play(ParseMove(*state, "h1-h8"));
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
@@ -832,7 +823,7 @@ TEST(SearchTest, ReportsTheRootOfAFinishedGame) {
 TEST(SearchTest, VisitCountsAddUpExactly) {
   for (std::string_view game : {"tavreli", "tavlei9"}) {
     SCOPED_TRACE(game);
-    auto state = State(game);
+    auto state = StateOf(game);
     FakeEvaluator evaluator;
     SearchParams params;
     params.minibatch_size = 8;
@@ -888,7 +879,7 @@ TEST(SearchTest, VisitCountsAddUpExactly) {
 }
 
 TEST(SearchTest, TreeReuseKeepsTheSubtree) {
-  auto start = State("tavreli");
+  auto start = StateOf("tavreli");
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*start), 5);
   ASSERT_TRUE(search.SetPosition(*start).ok());
@@ -929,7 +920,7 @@ TEST(SearchTest, TreeReuseKeepsTheSubtree) {
   EXPECT_EQ(next.playouts, 500u);
   ExpectConsistentTree(search.root());
   // A different start position means a fresh tree.
-  ASSERT_TRUE(search.SetPosition(*State("tavreli", kRookMateInOne)).ok());
+  ASSERT_TRUE(search.SetPosition(*StateOf("tavreli", kRookMateInOne)).ok());
   EXPECT_EQ(search.root()->n, 0u);
   EXPECT_EQ(search.tree_nodes(), 1u);
   // Illegal moves are refused and change nothing.
@@ -940,7 +931,7 @@ TEST(SearchTest, TreeReuseKeepsTheSubtree) {
 }
 
 TEST(SearchTest, DirichletNoiseOnlyAtTheRootAndOnlyWhenEnabled) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   MoveList legal;
   state->LegalMoves(&legal);
   const float uniform = 1.0f / legal.size();
@@ -990,7 +981,7 @@ TEST(SearchTest, DirichletNoiseOnlyAtTheRootAndOnlyWhenEnabled) {
 }
 
 TEST(SearchTest, SameSeedSameSearch) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   nn::UniformEvaluator evaluator;
   SearchParams params;
   params.root_noise = true;
@@ -1035,7 +1026,7 @@ TEST(SearchTest, SameSeedSameSearch) {
 }
 
 TEST(SearchTest, MemoryCapStopsTheTreeAndStillAnswers) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   nn::UniformEvaluator evaluator;
   SearchParams params;
   params.ram_limit_mb = 0.25;
@@ -1069,7 +1060,7 @@ TEST(SearchTest, MemoryCapStopsTheTreeAndStillAnswers) {
 }
 
 TEST(SearchTest, GathersLeavesIntoBatches) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   FakeEvaluator evaluator;
   SearchParams params;
   params.minibatch_size = 16;
@@ -1108,7 +1099,7 @@ TEST(SearchTest, SearchesShareOneEvaluatorAcrossThreads) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&, t] {
-      auto state = State(t % 2 ? "tavlei9" : "tavreli");
+      auto state = StateOf(t % 2 ? "tavlei9" : "tavreli");
       Search search(SearchParams(), &evaluator, ProverOf(*state), t);
       EXPECT_TRUE(search.SetPosition(*state).ok());
       SearchLimits limits;
@@ -1132,7 +1123,7 @@ TEST(SearchTest, SearchesShareOneEvaluatorAcrossThreads) {
 }
 
 TEST(SearchTest, StopsOnTimeNodesAndTheStopFlag) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -1180,8 +1171,8 @@ TEST(SearchTest, StopsOnTimeNodesAndTheStopFlag) {
   ExpectConsistentTree(search.root());
 
   // An infinite search of a proven root still waits for the stop flag.
-  Search mate(SearchParams(), &evaluator, ProverOf(*State("tavreli")), 1);
-  ASSERT_TRUE(mate.SetPosition(*State("tavreli", kRookMateInOne)).ok());
+  Search mate(SearchParams(), &evaluator, ProverOf(*StateOf("tavreli")), 1);
+  ASSERT_TRUE(mate.SetPosition(*StateOf("tavreli", kRookMateInOne)).ok());
   stop = false;
   std::thread late_stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -1199,7 +1190,7 @@ TEST(SearchTest, StopsOnTimeNodesAndTheStopFlag) {
 // `go mate N` returns once the root is proven won in 2N - 1 plies, without
 // waiting for a stop flag that never comes.
 TEST(SearchTest, StopsAtADepthAndAtAMate) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   nn::UniformEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -1211,7 +1202,7 @@ TEST(SearchTest, StopsAtADepthAndAtAMate) {
   EXPECT_GT(by_depth.playouts, 0u);
 
   Search mate(SearchParams(), &evaluator, ProverOf(*state), 1);
-  ASSERT_TRUE(mate.SetPosition(*State("tavreli", kRookMateInOne)).ok());
+  ASSERT_TRUE(mate.SetPosition(*StateOf("tavreli", kRookMateInOne)).ok());
   std::atomic<bool> stop{false};
   SearchLimits mate_in_one;
   mate_in_one.mate_plies = 1;
@@ -1230,14 +1221,14 @@ TEST(SearchTest, StopsAtADepthAndAtAMate) {
   EXPECT_FALSE(stopped_first);
   EXPECT_EQ(found.stop_reason, StopReason::kProven);
   EXPECT_EQ(found.best_move,
-            ParseMove(*State("tavreli", kRookMateInOne), "h1-h8"));
+            ParseMove(*StateOf("tavreli", kRookMateInOne), "h1-h8"));
 }
 
 // Issue 19: a move filter (UCI searchmoves, analysis allowMoves and
 // avoidMoves) restricts the moves searched at the nodes its rules name; the
 // evaluator still sees every legal move.
 TEST(SearchTest, MoveFilterRestrictsTheMovesNearTheRoot) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   FakeEvaluator evaluator;
   Search search(SearchParams(), &evaluator, ProverOf(*state), 1);
   ASSERT_TRUE(search.SetPosition(*state).ok());
@@ -1275,7 +1266,7 @@ TEST(SearchTest, MoveFilterRestrictsTheMovesNearTheRoot) {
   EXPECT_EQ(search.Run(Visits(400)).playouts, 0u);
 
   // Avoiding the only mate in one: the search plays something else.
-  auto mate_state = State("tavreli", kRookMateInOne);
+  auto mate_state = StateOf("tavreli", kRookMateInOne);
   Search avoid(SearchParams(), &evaluator, ProverOf(*mate_state), 1);
   ASSERT_TRUE(avoid.SetPosition(*mate_state).ok());
   avoid.SetMoveFilter(
@@ -1302,7 +1293,7 @@ TEST(SearchTest, MoveFilterRestrictsTheMovesNearTheRoot) {
 
 // The filter under several threads growing one tree (search_threads).
 TEST(SearchTest, MoveFilterHoldsWithSeveralThreads) {
-  auto state = State("tavreli");
+  auto state = StateOf("tavreli");
   FakeEvaluator evaluator;
   SearchParams params;
   params.search_threads = 4;

@@ -50,22 +50,13 @@ using ::volkhv::testing::FirstMovePrior;
 using ::volkhv::testing::FreshPath;
 using ::volkhv::testing::LostFor;
 using ::volkhv::testing::ProverOf;
+using ::volkhv::testing::StateOf;
 using ::volkhv::testing::ValueFromHash;
 
 std::unique_ptr<Game> GameNamed(std::string_view name) {
   absl::StatusOr<std::unique_ptr<Game>> game = MakeGame(name);
   EXPECT_TRUE(game.ok()) << game.status();
   return *std::move(game);
-}
-
-std::unique_ptr<GameState> StateOf(std::string_view game_name,
-                                   std::string_view text = "") {
-  std::unique_ptr<Game> game = GameNamed(game_name);
-  if (text.empty()) return game->NewInitialState();
-  absl::StatusOr<std::unique_ptr<GameState>> state =
-      game->NewStateFromText(text);
-  EXPECT_TRUE(state.ok()) << text << ": " << state.status();
-  return *std::move(state);
 }
 
 // PUCT's exploration factor at the root, as the search computes it.

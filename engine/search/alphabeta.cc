@@ -288,13 +288,20 @@ int AlphaBetaSearch::Negamax(int depth, int alpha, int beta, int ply) {
   return best;
 }
 
-int AlphaBetaSearch::QuiescenceScore(GameState* state) {
+void AlphaBetaSearch::Begin(GameState* state, const AlphaBetaLimits& limits,
+                            const std::atomic<bool>* stop) {
+  start_ = std::chrono::steady_clock::now();
   state_ = state;
-  stop_ = nullptr;
+  limits_ = limits;
+  stop_ = stop;
   nodes_ = 0;
   seldepth_ = 0;
   aborted_ = false;
   can_abort_ = false;
+}
+
+int AlphaBetaSearch::QuiescenceScore(GameState* state) {
+  Begin(state, AlphaBetaLimits{}, nullptr);
   const int score = Quiescence(-kInfinity, kInfinity, 0, 0);
   state_ = nullptr;
   return score;
@@ -304,15 +311,8 @@ AlphaBetaResult AlphaBetaSearch::Search(const GameState& state,
                                         const AlphaBetaLimits& limits,
                                         const std::atomic<bool>* stop) {
   AlphaBetaResult result;
-  start_ = std::chrono::steady_clock::now();
   std::unique_ptr<GameState> clone = state.Clone();
-  state_ = clone.get();
-  limits_ = limits;
-  stop_ = stop;
-  nodes_ = 0;
-  seldepth_ = 0;
-  aborted_ = false;
-  can_abort_ = false;
+  Begin(clone.get(), limits, stop);
   generation_ = static_cast<uint8_t>((generation_ + 1) & 63);
   for (int& h : history_) h /= 4;
   for (auto& k : killers_) k = {Move{}, Move{}};

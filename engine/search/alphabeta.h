@@ -97,6 +97,9 @@ class AlphaBetaSearch {
     std::array<MoveClass, kMaxMoves> classes;
   };
 
+  // Starts a search of `state` (the per-search fields below).
+  void Begin(GameState* state, const AlphaBetaLimits& limits,
+             const std::atomic<bool>* stop);
   int Negamax(int depth, int alpha, int beta, int ply);
   int Quiescence(int alpha, int beta, int ply, int qply);
   // The score of a finished game for the side to move at `ply`.
