@@ -807,7 +807,8 @@ TEST(UciEngineTest, LoadRefusesANetForAnotherGame) {
 // info line (depth, nodes, score, pv) and a legal bestmove.
 TEST(UciEngineTest, AlphaBetaPlayerAnswersGo) {
   UciEngineOptions options;
-  options.alphabeta = AlphaBetaEngineOptions{.name = "alphabeta:depth=2"};
+  options.alphabeta = AlphaBetaEngineOptions();
+  options.alphabeta->name = "alphabeta:depth=2";
   options.alphabeta->limits.depth = 2;
   RecordingFactory factory;
   InProcessEngine e(options, factory.Factory());
@@ -1476,7 +1477,9 @@ TEST(AnalysisEngineTest, ReportsDuringTheSearchBeforeTheFinalAnswer) {
     if (a["isDuringSearch"].get<bool>()) {
       EXPECT_FALSE(final_seen) << "a live report after the final answer";
       // The first report comes early; the last may come with the last batch.
-      if (during == 0) EXPECT_LT(visits, 400u);
+      if (during == 0) {
+        EXPECT_LT(visits, 400u);
+      }
       EXPECT_LE(visits, 400u);
       ++during;
     } else {
@@ -1676,7 +1679,9 @@ TEST(AnalysisEngineTest, AllowAndAvoidMovesRestrictTheSearch) {
   ASSERT_EQ(answers["deep"].size(), 1u);
   ExpectGoodAnswer(answers["deep"][0], *Position("tavreli", "", {}));
   for (const Json& info : answers["deep"][0]["moveInfos"]) {
-    if (info["pv"].size() >= 2) EXPECT_EQ(info["pv"][1], "e7-e5") << info;
+    if (info["pv"].size() >= 2) {
+      EXPECT_EQ(info["pv"][1], "e7-e5") << info;
+    }
   }
   ASSERT_EQ(answers["avoid"].size(), 1u);
   ExpectGoodAnswer(answers["avoid"][0],

@@ -644,7 +644,9 @@ TEST(SearchTest, MovesThatAllowAnUnstoppableThreatAreKnownLossesAtExpansion) {
       losses_in_two += info.proven_plies == 2;
       losses_in_four += info.proven_plies == 4;
       visits_to_losses += info.visits;
-      if (avoid) EXPECT_EQ(info.prior, 0.0f);
+      if (avoid) {
+        EXPECT_EQ(info.prior, 0.0f);
+      }
     }
     EXPECT_EQ(losses_in_two, 8);
     EXPECT_EQ(losses_in_four, 7);
