@@ -15,11 +15,13 @@
 #include "gtest/gtest.h"
 #include "nn/evaluator.h"
 #include "tests/game_fixtures.h"
+#include "tests/tree_checks.h"
 
 namespace volkhv::search {
 namespace {
 
 using ::volkhv::testing::StateOf;
+using ::volkhv::testing::Visits;
 
 // White to move: the black queen on d5 hangs to the white queen on d1.
 constexpr char kHangingQueen[] = "3k4/8/8/3q4/8/8/8/3Q2K1 w - - 0 1";
@@ -39,12 +41,6 @@ int QuiescenceOf(GameState* state,
   options.quiescence_plies = plies;
   AlphaBetaSearch search(h.get(), options);
   return search.QuiescenceScore(state);
-}
-
-SearchLimits Visits(uint64_t visits) {
-  SearchLimits limits;
-  limits.visits = visits;
-  return limits;
 }
 
 SearchParams WithQuiescence(double weight) {

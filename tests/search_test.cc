@@ -42,6 +42,7 @@ using ::volkhv::testing::ProverOf;
 using ::volkhv::testing::ShyOfSquare;
 using ::volkhv::testing::StateOf;
 using ::volkhv::testing::ValueBySide;
+using ::volkhv::testing::Visits;
 
 const bool kNimRegistered = (RegisterGame(nim::Module()), true);
 
@@ -56,13 +57,6 @@ const MoveInfo* FindMove(const SearchResult& result, Move move) {
     if (info.move == move) return &info;
   }
   return nullptr;
-}
-
-// Limits of a search that stops at `visits` root visits.
-SearchLimits Visits(uint64_t visits) {
-  SearchLimits limits;
-  limits.visits = visits;
-  return limits;
 }
 
 // White: Kb6, Rh1; Black: Ka8. Only h1-h8 mates.

@@ -27,6 +27,7 @@ using ::volkhv::testing::ExpectConsistentTree;
 using ::volkhv::testing::FakeEvaluator;
 using ::volkhv::testing::NewGame;
 using ::volkhv::testing::ProverOf;
+using ::volkhv::testing::Visits;
 
 // A FakeEvaluator that takes a while per call and records how many calls
 // ran at once. Thread-safe.
@@ -59,12 +60,6 @@ SearchParams Threads(int threads, bool gumbel = false) {
   params.minibatch_size = 8;
   params.gumbel = gumbel;
   return params;
-}
-
-SearchLimits Visits(uint64_t visits) {
-  SearchLimits limits;
-  limits.visits = visits;
-  return limits;
 }
 
 TEST(SearchThreadsTest, FourThreadsKeepTheTreeExactAndStopAtTheVisits) {

@@ -1,4 +1,5 @@
-// Checks of a search tree's bookkeeping shared by the search suites.
+// What the search suites share: checks of a search tree's bookkeeping, and
+// the limits of a search that stops at a number of root visits.
 #ifndef VOLKHV_TESTS_TREE_CHECKS_H_
 #define VOLKHV_TESTS_TREE_CHECKS_H_
 
@@ -6,9 +7,17 @@
 #include <vector>
 
 #include "engine/search/node.h"
+#include "engine/search/search_result.h"
 #include "gtest/gtest.h"
 
 namespace volkhv::testing {
+
+// Limits of a search that stops at `visits` root visits.
+inline search::SearchLimits Visits(uint64_t visits) {
+  search::SearchLimits limits;
+  limits.visits = visits;
+  return limits;
+}
 
 // Checks the tree's bookkeeping everywhere (no recursion): no visit left in
 // flight, each node's children listed once each in edge order, and each
