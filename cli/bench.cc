@@ -69,7 +69,7 @@ int BenchMovegen(const std::vector<std::string>& args) {
 
 int RunBench(const std::vector<std::string>& args) {
   if (args.empty() || args[0] == "--help") {
-    std::cout << "usage: volkhv bench movegen|search|nn [options]\n";
+    std::cout << "usage: volkhv bench movegen|search|nn|quiescence [options]\n";
     return args.empty() ? kExitUsage : kExitOk;
   }
   if (args[0] == "movegen") {
@@ -77,10 +77,14 @@ int RunBench(const std::vector<std::string>& args) {
   }
   if (args[0] == "search") return BenchSearch({args.begin() + 1, args.end()});
   if (args[0] == "nn") return BenchNn({args.begin() + 1, args.end()});
-  return Fail("bench",
-              absl::InvalidArgumentError("unknown benchmark '" + args[0] +
-                                         "' (known: movegen, search, nn)"),
-              kExitUsage);
+  if (args[0] == "quiescence") {
+    return BenchQuiescence({args.begin() + 1, args.end()});
+  }
+  return Fail(
+      "bench",
+      absl::InvalidArgumentError("unknown benchmark '" + args[0] +
+                                 "' (known: movegen, search, nn, quiescence)"),
+      kExitUsage);
 }
 
 }  // namespace volkhv::cli

@@ -19,6 +19,8 @@ int BenchSearch(const std::vector<std::string>& args);
 int RunNet(const std::vector<std::string>& args);
 // `volkhv bench nn ...` (cli/bench_nn.cc).
 int BenchNn(const std::vector<std::string>& args);
+// `volkhv bench quiescence ...` (cli/bench_quiescence.cc).
+int BenchQuiescence(const std::vector<std::string>& args);
 // `volkhv engine|analysis|play|analyze` (cli/engine_commands.cc).
 int RunEngine(const std::vector<std::string>& args);
 int RunAnalysis(const std::vector<std::string>& args);

@@ -30,7 +30,7 @@ constexpr char kUsage[] =
     "  match      play players against each other: Elo, SPRT, game files\n"
     "  net        network files: init, describe, bundle\n"
     "  records    game record files: show, stats\n"
-    "  bench      benchmarks: movegen, search, nn\n";
+    "  bench      benchmarks: movegen, search, nn, quiescence\n";
 
 int Dispatch(const std::string& command, const std::vector<std::string>& args);
 

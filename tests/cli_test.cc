@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -191,6 +192,31 @@ TEST(CliTest, BenchAndDemoRun) {
   EXPECT_EQ(demo.exit_code, 0) << demo.err;
   EXPECT_NE(demo.out.find("perft(2) = 1519"), std::string::npos);
   EXPECT_NE(demo.out.find(" plies: "), std::string::npos);
+}
+
+TEST(CliTest, BenchQuiescenceComparesWithTheReference) {
+  const std::string games =
+      std::string(VOLKHV_TEST_DATA_DIR) + "/tavreli-published-games.txt";
+  const RunResult r = Volkhv("bench quiescence --game-file " + games +
+                             " --depths 6+6,0+0 --reference 6+6 "
+                             "--max-leaves 40");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("tavreli: 40 leaves; reference 6+6 plies"),
+            std::string::npos)
+      << r.out;
+  // The reference against itself is exact; no quiescence at all is not.
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\| 6\+6 \| \d+ \| 0\.0 \| 0\.0000 \| 0\.0 % \|)")))
+      << r.out;
+  EXPECT_TRUE(std::regex_search(
+      r.out, std::regex(R"(\| 0\+0 \| \d+ \| [1-9]\d*\.\d \| 0\.\d+ \|)")))
+      << r.out;
+  const RunResult bad =
+      Volkhv("bench quiescence --game-file " + games + " --depths 3-8");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("'--depths': '3-8' is not PLIES+RECAPTURES"),
+            std::string::npos)
+      << bad.err;
 }
 
 TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {

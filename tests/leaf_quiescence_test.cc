@@ -35,10 +35,12 @@ std::unique_ptr<Heuristic> HeuristicFor(const GameState& state) {
 }
 
 int QuiescenceOf(GameState* state,
-                 int plies = SearchParams().leaf_quiescence_plies) {
+                 int plies = SearchParams().leaf_quiescence_plies,
+                 int recaptures = SearchParams().leaf_quiescence_recaptures) {
   std::unique_ptr<Heuristic> h = HeuristicFor(*state);
   AlphaBetaOptions options;
   options.quiescence_plies = plies;
+  options.recapture_plies = recaptures;
   AlphaBetaSearch search(h.get(), options);
   return search.QuiescenceScore(state);
 }
@@ -64,6 +66,18 @@ TEST(AlphaBetaQuiescenceTest, StandsPatRatherThanTakeAPoisonedPawn) {
   std::unique_ptr<GameState> s = StateOf("tavreli", kPoisonedPawn);
   const int stand_pat = HeuristicFor(*s)->Evaluate(*s);
   EXPECT_EQ(QuiescenceOf(s.get()), stand_pat);
+}
+
+TEST(AlphaBetaQuiescenceTest, RecapturesPastTheLastPlySeeTheExchangeToItsEnd) {
+  std::unique_ptr<GameState> s = StateOf("tavreli", kPoisonedPawn);
+  const int stand_pat = HeuristicFor(*s)->Evaluate(*s);
+  // Cut after Qxd5, the pawn looks won; one recapture more buries the queen.
+  EXPECT_GT(QuiescenceOf(s.get(), 1, 0), stand_pat + 50);
+  EXPECT_EQ(QuiescenceOf(s.get(), 1, 1), stand_pat);
+  EXPECT_EQ(QuiescenceOf(s.get(), 1, 1), QuiescenceOf(s.get(), 2, 0));
+  // The hanging queen: a capture with no recapture, the same at any count.
+  std::unique_ptr<GameState> q = StateOf("tavreli", kHangingQueen);
+  EXPECT_EQ(QuiescenceOf(q.get(), 1, 0), QuiescenceOf(q.get(), 1, 8));
 }
 
 TEST(LeafQuiescenceTest, ALeafValueMixesTheNetAndTheQuiescenceScore) {
@@ -99,12 +113,37 @@ TEST(LeafQuiescenceTest, LeafQuiescencePliesIsHowDeepTheLeavesAreSearched) {
     search.ClearTree();
     ASSERT_TRUE(search.SetPosition(*s).ok());
     const SearchResult r = search.Run(Visits(1));
-    EXPECT_NEAR(r.root_q, std::tanh(QuiescenceOf(s.get(), plies) / scale),
+    EXPECT_NEAR(r.root_q,
+                std::tanh(QuiescenceOf(s.get(), plies,
+                                       params.leaf_quiescence_recaptures) /
+                          scale),
                 1e-5);
   }
   // Without quiescence the queen is not taken yet: the static evaluation.
-  EXPECT_EQ(QuiescenceOf(s.get(), 0), h->Evaluate(*s));
-  EXPECT_GT(QuiescenceOf(s.get(), 1), h->Evaluate(*s) + 700);
+  EXPECT_EQ(QuiescenceOf(s.get(), 0, 0), h->Evaluate(*s));
+  EXPECT_GT(QuiescenceOf(s.get(), 1, 0), h->Evaluate(*s) + 700);
+}
+
+TEST(LeafQuiescenceTest, LeafQuiescenceRecapturesTakeEffectBetweenRuns) {
+  std::unique_ptr<GameState> s = StateOf("tavreli", kPoisonedPawn);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  const double scale = SearchParams().leaf_quiescence_scale;
+  nn::UniformEvaluator uniform;
+  SearchParams params = WithQuiescence(1.0);
+  params.leaf_quiescence_plies = 1;
+  Search search(params, &uniform, nullptr, 1);
+  search.SetHeuristic(h.get());
+  for (const int recaptures : {0, 1, 0}) {
+    SCOPED_TRACE(recaptures);
+    params.leaf_quiescence_recaptures = recaptures;
+    search.SetParams(params);
+    search.ClearTree();
+    ASSERT_TRUE(search.SetPosition(*s).ok());
+    const SearchResult r = search.Run(Visits(1));
+    EXPECT_NEAR(r.root_q,
+                std::tanh(QuiescenceOf(s.get(), 1, recaptures) / scale), 1e-5);
+  }
+  EXPECT_NE(QuiescenceOf(s.get(), 1, 0), QuiescenceOf(s.get(), 1, 1));
 }
 
 TEST(LeafQuiescenceTest, WithoutAHeuristicTheWeightHasNoEffect) {

@@ -145,7 +145,8 @@ void AlphaBetaSearch::UpdatePv(int ply, Move move) {
   pv_length_[ply] = std::max(child_end, ply + 1);
 }
 
-int AlphaBetaSearch::Quiescence(int alpha, int beta, int ply, int qply) {
+int AlphaBetaSearch::Quiescence(int alpha, int beta, int ply, int qply,
+                                int recapture_square) {
   pv_length_[ply] = ply;
   ++nodes_;
   if ((nodes_ & 1023) == 0) CheckLimits();
@@ -162,7 +163,13 @@ int AlphaBetaSearch::Quiescence(int alpha, int beta, int ply, int qply) {
     if (stand_pat >= beta) return stand_pat;
     alpha = std::max(alpha, stand_pat);
   }
-  if (qply >= options_.quiescence_plies) {
+  // Past quiescence_plies only recaptures on the square just taken are
+  // searched, for at most recapture_plies more: an exchange is seen to its
+  // end at the cost of a narrow line.
+  const bool recaptures_only = qply >= options_.quiescence_plies;
+  if (recaptures_only &&
+      (in_check || recapture_square < 0 ||
+       qply >= options_.quiescence_plies + options_.recapture_plies)) {
     return in_check ? heuristic_->Evaluate(*state_) : stand_pat;
   }
 
@@ -182,8 +189,10 @@ int AlphaBetaSearch::Quiescence(int alpha, int beta, int ply, int qply) {
       if (stand_pat + c.gain + options_.delta_margin <= alpha) continue;
     }
     const Move m = data.moves[i];
+    if (recaptures_only && m.to != recapture_square) continue;
     state_->Play(m);
-    const int score = -Quiescence(-beta, -alpha, ply + 1, qply + 1);
+    const int score =
+        -Quiescence(-beta, -alpha, ply + 1, qply + 1, c.gain > 0 ? m.to : -1);
     state_->Undo();
     if (aborted_) return 0;
     if (score > best) {
@@ -200,7 +209,7 @@ int AlphaBetaSearch::Quiescence(int alpha, int beta, int ply, int qply) {
 
 int AlphaBetaSearch::Negamax(int depth, int alpha, int beta, int ply) {
   if (state_->InCheck()) ++depth;  // check extension
-  if (depth <= 0) return Quiescence(alpha, beta, ply, 0);
+  if (depth <= 0) return Quiescence(alpha, beta, ply, 0, -1);
   pv_length_[ply] = ply;
   ++nodes_;
   if ((nodes_ & 1023) == 0) CheckLimits();
@@ -302,7 +311,7 @@ void AlphaBetaSearch::Begin(GameState* state, const AlphaBetaLimits& limits,
 
 int AlphaBetaSearch::QuiescenceScore(GameState* state) {
   Begin(state, AlphaBetaLimits{}, nullptr);
-  const int score = Quiescence(-kInfinity, kInfinity, 0, 0);
+  const int score = Quiescence(-kInfinity, kInfinity, 0, 0, -1);
   state_ = nullptr;
   return score;
 }

@@ -218,10 +218,13 @@ void Search::ScoreQuiescence(Worker* worker) {
   if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0) return;
   if (worker->quiescence == nullptr ||
       worker->quiescence->options().quiescence_plies !=
-          params_.leaf_quiescence_plies) {
+          params_.leaf_quiescence_plies ||
+      worker->quiescence->options().recapture_plies !=
+          params_.leaf_quiescence_recaptures) {
     AlphaBetaOptions options;
     options.hash_mb = 1;  // the least; quiescence uses no table
     options.quiescence_plies = params_.leaf_quiescence_plies;
+    options.recapture_plies = params_.leaf_quiescence_recaptures;
     worker->quiescence = std::make_unique<AlphaBetaSearch>(heuristic_, options);
   }
   for (int i = 0; i < worker->num_pending; ++i) {

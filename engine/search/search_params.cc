@@ -99,8 +99,12 @@ const Row kRows[] = {
      "quiescence (captures resolved) instead of the network (0 = off)"},
     {"leaf_quiescence_scale", &SearchParams::leaf_quiescence_scale, 300, 1, 1e5,
      "centipawns of quiescence score that map to tanh(1) = 0.76 in W - L"},
-    {"leaf_quiescence_plies", &SearchParams::leaf_quiescence_plies, 4, 0, 64,
+    {"leaf_quiescence_plies", &SearchParams::leaf_quiescence_plies, 3, 0, 64,
      "the leaves' quiescence searches noisy moves this many plies deep"},
+    {"leaf_quiescence_recaptures", &SearchParams::leaf_quiescence_recaptures, 8,
+     0, 64,
+     "past leaf_quiescence_plies, recaptures on the square of the last "
+     "capture this many plies more"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,

@@ -119,9 +119,12 @@ struct SearchParams {
   double leaf_quiescence_weight;
   double leaf_quiescence_scale;
   // How many plies of noisy moves the leaves' quiescence searches (the
-  // alphabeta: player searches 8; in a Tavreli middlegame 8 plies made the
-  // search 8 times slower, 4 plies 1.4 times).
+  // alphabeta: player searches 8, which made the search 8 times slower in
+  // a Tavreli middlegame), and past them how many more plies of recaptures
+  // on the square of the last capture only: an exchange seen to its end
+  // along one narrow line (docs/search.md, "Captures at the leaves").
   int leaf_quiescence_plies;
+  int leaf_quiescence_recaptures;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;
