@@ -1,7 +1,8 @@
 // Captures resolved at the leaves (leaf_quiescence_weight, search_params.h):
 // AlphaBetaSearch::QuiescenceScore on hand-made Tavreli positions, the
-// exact mix of the network's value and the quiescence value, its depth, and
-// a hanging queen found with uniform priors.
+// exact mix of the network's value and the quiescence value, its depths
+// (noisy plies and recaptures), and a hanging queen found with uniform
+// priors.
 #include <cmath>
 #include <memory>
 #include <string>
@@ -98,52 +99,44 @@ TEST(LeafQuiescenceTest, ALeafValueMixesTheNetAndTheQuiescenceScore) {
   }
 }
 
-TEST(LeafQuiescenceTest, LeafQuiescencePliesIsHowDeepTheLeavesAreSearched) {
-  std::unique_ptr<GameState> s = StateOf("tavreli", kHangingQueen);
-  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+TEST(LeafQuiescenceTest, ItsPliesAndRecapturesTakeEffectBetweenRuns) {
+  struct Case {
+    const char* position;
+    int plies;
+    int recaptures;
+  };
+  const Case cases[] = {{kHangingQueen, 0, 0}, {kHangingQueen, 1, 0},
+                        {kHangingQueen, 4, 0}, {kPoisonedPawn, 1, 0},
+                        {kPoisonedPawn, 1, 1}, {kPoisonedPawn, 1, 0},
+                        {kHangingQueen, 0, 0}};
+  std::unique_ptr<Heuristic> h =
+      HeuristicFor(*StateOf("tavreli", kHangingQueen));
   const double scale = SearchParams().leaf_quiescence_scale;
   nn::UniformEvaluator uniform;
   SearchParams params = WithQuiescence(1.0);
   Search search(params, &uniform, nullptr, 1);
   search.SetHeuristic(h.get());
-  for (const int plies : {0, 1, 4, 0}) {
-    SCOPED_TRACE(plies);
-    params.leaf_quiescence_plies = plies;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::Message()
+                 << c.position << " " << c.plies << "+" << c.recaptures);
+    std::unique_ptr<GameState> s = StateOf("tavreli", c.position);
+    params.leaf_quiescence_plies = c.plies;
+    params.leaf_quiescence_recaptures = c.recaptures;
     search.SetParams(params);
     search.ClearTree();
     ASSERT_TRUE(search.SetPosition(*s).ok());
     const SearchResult r = search.Run(Visits(1));
     EXPECT_NEAR(r.root_q,
-                std::tanh(QuiescenceOf(s.get(), plies,
-                                       params.leaf_quiescence_recaptures) /
-                          scale),
+                std::tanh(QuiescenceOf(s.get(), c.plies, c.recaptures) / scale),
                 1e-5);
   }
-  // Without quiescence the queen is not taken yet: the static evaluation.
-  EXPECT_EQ(QuiescenceOf(s.get(), 0, 0), h->Evaluate(*s));
-  EXPECT_GT(QuiescenceOf(s.get(), 1, 0), h->Evaluate(*s) + 700);
-}
-
-TEST(LeafQuiescenceTest, LeafQuiescenceRecapturesTakeEffectBetweenRuns) {
-  std::unique_ptr<GameState> s = StateOf("tavreli", kPoisonedPawn);
-  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
-  const double scale = SearchParams().leaf_quiescence_scale;
-  nn::UniformEvaluator uniform;
-  SearchParams params = WithQuiescence(1.0);
-  params.leaf_quiescence_plies = 1;
-  Search search(params, &uniform, nullptr, 1);
-  search.SetHeuristic(h.get());
-  for (const int recaptures : {0, 1, 0}) {
-    SCOPED_TRACE(recaptures);
-    params.leaf_quiescence_recaptures = recaptures;
-    search.SetParams(params);
-    search.ClearTree();
-    ASSERT_TRUE(search.SetPosition(*s).ok());
-    const SearchResult r = search.Run(Visits(1));
-    EXPECT_NEAR(r.root_q,
-                std::tanh(QuiescenceOf(s.get(), 1, recaptures) / scale), 1e-5);
-  }
-  EXPECT_NE(QuiescenceOf(s.get(), 1, 0), QuiescenceOf(s.get(), 1, 1));
+  // The cases differ: without quiescence the queen is not taken yet, and
+  // the recapture shows the pawn poisoned.
+  std::unique_ptr<GameState> queen = StateOf("tavreli", kHangingQueen);
+  EXPECT_EQ(QuiescenceOf(queen.get(), 0, 0), h->Evaluate(*queen));
+  EXPECT_GT(QuiescenceOf(queen.get(), 1, 0), h->Evaluate(*queen) + 700);
+  std::unique_ptr<GameState> pawn = StateOf("tavreli", kPoisonedPawn);
+  EXPECT_NE(QuiescenceOf(pawn.get(), 1, 0), QuiescenceOf(pawn.get(), 1, 1));
 }
 
 TEST(LeafQuiescenceTest, WithoutAHeuristicTheWeightHasNoEffect) {
