@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Learning efficiency at equal compute: trains two loop configs for the same
 # CPU budget on this machine, one after the other (each gets the whole
-# machine), then plays both final nets against the same fixed opponents and
-# against each other, and prints a Markdown report.
+# machine) or with --parallel at the same time, then plays both final nets
+# (or the nets each had after --at-cpu-hours) against the same fixed
+# opponents and against each other, and prints a Markdown report.
 #
 #   scripts/ab-learning.sh --a CONFIG_A --b CONFIG_B --cpu-hours H [options]
 #
@@ -23,6 +24,10 @@ usage: scripts/ab-learning.sh --a CONFIG_A --b CONFIG_B --cpu-hours H [options]
   --concurrency N     games at once (default 2)
   --seed S            seed of the matches' openings and players (default 1)
   --binary PATH       the volkhv binary (default: build/volkhv of this tree)
+  --parallel          train A and B at the same time (for configs that keep
+                      one core busy each), not one after the other
+  --at-cpu-hours H    play the nets each run had after H CPU-hours (its last
+                      generation within H) instead of the final ones
 USAGE
 }
 
@@ -38,7 +43,13 @@ source "$(dirname "$0")/lib/match-row.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 config_a="" config_b="" cpu_hours="" out="" games=100 visits=200
 opponents=ab1,ab2 concurrency=2 seed=1 binary="$root/build/volkhv"
+parallel=0 at_cpu_hours=""
 while [ $# -gt 0 ]; do
+  if [ "$1" = --parallel ]; then
+    parallel=1
+    shift
+    continue
+  fi
   [ $# -ge 2 ] || die "option '$1' needs a value"
   case "$1" in
     --a) config_a=$2 ;;
@@ -51,13 +62,16 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency=$2 ;;
     --seed) seed=$2 ;;
     --binary) binary=$2 ;;
+    --at-cpu-hours) at_cpu_hours=$2 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
   shift 2
 done
 [ -n "$config_a" ] && [ -n "$config_b" ] || die "--a and --b are required"
 [ -n "$cpu_hours" ] || die "--cpu-hours is required"
-[[ "$cpu_hours" =~ ^[0-9]*\.?[0-9]+$ ]] || die "option '--cpu-hours': '$cpu_hours' is not a positive number"
+for pair in "cpu-hours:$cpu_hours" "at-cpu-hours:${at_cpu_hours:-1}"; do
+  [[ "${pair#*:}" =~ ^[0-9]*\.?[0-9]+$ ]] || die "option '--${pair%%:*}': '${pair#*:}' is not a positive number"
+done
 for pair in "games:$games" "visits:$visits" "concurrency:$concurrency" "seed:$seed"; do
   [[ "${pair#*:}" =~ ^[0-9]+$ ]] || die "option '--${pair%%:*}': '${pair#*:}' is not a non-negative integer"
 done
@@ -80,15 +94,25 @@ name_b=$(basename "$config_b" .textproto)
 out=${out:-$root/runs/ab-$name_a-$name_b}
 mkdir -p "$out"
 
-# The newest net of a run directory.
+# The newest net of a run directory, or with --at-cpu-hours the net of its
+# last generation whose CPU time, summed from the first, is within it.
 final_net() {
-  ls "$1"/nets/gen-*.net 2>/dev/null | sort | tail -n 1
+  if [ -z "$at_cpu_hours" ]; then
+    ls "$1"/nets/gen-*.net 2>/dev/null | sort | tail -n 1
+    return
+  fi
+  local net
+  net=$(awk -F, -v limit="$at_cpu_hours" 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    { cpu += $col["cpu_seconds"]; if (cpu <= limit * 3600) net = $col["net"] }
+    END { print net }' "$1/metrics.csv")
+  if [ -n "$net" ]; then echo "$1/nets/$net"; fi
 }
 
 # "generations, CPU hours, games/hour, network share" of a run's metrics.csv:
-# the sums and means over its generations.
+# the sums and means over its generations (within --at-cpu-hours).
 run_summary() {
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+  awk -F, -v limit="${at_cpu_hours:-0}" 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+    limit > 0 && cpu + $col["cpu_seconds"] > limit * 3600 { exit }
     { n++; cpu += $col["cpu_seconds"]; gph += $col["games_per_hour"];
       share += $col["network_share"] }
     END { if (n == 0) { print "| 0 | 0 | - | - |"; exit }
@@ -96,15 +120,30 @@ run_summary() {
         100 * share / n }' "$1/metrics.csv"
 }
 
-for side in a b; do
-  if [ "$side" = a ]; then config=$config_a; else config=$config_b; fi
+train() {
+  local side=$1 config=$2
   echo "ab-learning: training $side ($config) for $cpu_hours CPU-hours in $out/$side" >&2
   "$binary" loop --config "$config" --dir "$out/$side" --cpu-hours "$cpu_hours" \
     2>>"$out/$side.log" || die "the loop of $side failed (see $out/$side.log)"
-done
+}
+if [ "$parallel" = 1 ]; then
+  train a "$config_a" &
+  pid_a=$!
+  train b "$config_b" &
+  pid_b=$!
+  status=0
+  wait "$pid_a" || status=2
+  wait "$pid_b" || status=2
+  [ "$status" = 0 ] || exit 2
+  order="at the same time"
+else
+  train a "$config_a"
+  train b "$config_b"
+  order="one after the other"
+fi
 net_a=$(final_net "$out/a")
 net_b=$(final_net "$out/b")
-[ -n "$net_a" ] && [ -n "$net_b" ] || die "a run has no net"
+[ -n "$net_a" ] && [ -n "$net_b" ] || die "a run has no net${at_cpu_hours:+ within $at_cpu_hours CPU-hours}"
 
 # The matches measure the nets: no alpha-beta quiescence at the leaves,
 # which play uses by default (docs/search.md, "Captures at the leaves").
@@ -134,7 +173,7 @@ row=$(match_row "$binary" "$name_b" "$name_a: $visits visits each" --game "$game
 rows+=("$row")
 
 report=$(
-  echo "A/B at equal CPU time: \`$config_a\` (A) vs \`$config_b\` (B), $game, $cpu_hours CPU-hours each, one after the other on $(nproc) cores."
+  echo "A/B at equal CPU time: \`$config_a\` (A) vs \`$config_b\` (B), $game, $cpu_hours CPU-hours each, $order on $(nproc) cores${at_cpu_hours:+; the nets each run had after $at_cpu_hours CPU-hours}."
   echo
   echo "| run | generations | CPU hours | self-play games/hour | network share |"
   echo "|---|---|---|---|---|"

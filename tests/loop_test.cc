@@ -217,7 +217,8 @@ TEST(LoopTest, GumbelSelfplayRecordsTrain) {
   fs::remove_all(dir);
 }
 
-// Two one-generation runs at a tiny budget, then every match of the report.
+// Two one-generation runs at a tiny budget, then every match of the report;
+// again with --parallel and --at-cpu-hours.
 TEST(LoopTest, AbLearningScriptTrainsBothRunsAndReportsEveryMatch) {
   const std::string dir = FreshDir("ab");
   const std::string a = WriteConfig(dir, 1);
@@ -241,6 +242,36 @@ TEST(LoopTest, AbLearningScriptTrainsBothRunsAndReportsEveryMatch) {
                                 "| tiny-2 | tiny-1: 4 visits each | 2 | "}) {
     EXPECT_TRUE(RowHasGames(report, row, 2));
   }
+  EXPECT_NE(report.find("one after the other"), std::string::npos) << report;
+  // Again, both loops at once: the runs are done and only play again; the
+  // nets within one CPU-hour are the final ones, within 1e-10 there are none.
+  const std::string again =
+      Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ab-learning.sh --a ", a,
+          " --b ", b, " --cpu-hours 0.0000001 --games 2 --visits 4 --out ", dir,
+          "/ab --opponents ab1 --parallel --at-cpu-hours 1 --binary ",
+          VOLKHV_BINARY, " >", dir, "/again.txt 2>&1");
+  ASSERT_EQ(std::system(again.c_str()), 0)
+      << testing::Slurp(dir + "/again.txt");
+  const std::string second = testing::Slurp(dir + "/ab/report.md");
+  EXPECT_NE(second.find("at the same time"), std::string::npos) << second;
+  EXPECT_NE(second.find("the nets each run had after 1 CPU-hours"),
+            std::string::npos)
+      << second;
+  EXPECT_NE(second.find("| A: tiny-1 | 1 | "), std::string::npos) << second;
+  EXPECT_NE(second.find("/ab/a/nets/gen-0001.net"), std::string::npos)
+      << second;
+  const std::string none =
+      Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ab-learning.sh --a ", a,
+          " --b ", b, " --cpu-hours 0.0000001 --out ", dir,
+          "/ab --at-cpu-hours 0.0000000001 --binary ", VOLKHV_BINARY, " >", dir,
+          "/none.txt 2>&1");
+  EXPECT_EQ(WEXITSTATUS(std::system(none.c_str())), 2);
+  EXPECT_EQ(testing::Slurp(dir + "/none.txt"),
+            Cat("ab-learning: training a (", a, ") for 0.0000001 CPU-hours in ",
+                dir, "/ab/a\nab-learning: training b (", b,
+                ") for 0.0000001 CPU-hours in ", dir,
+                "/ab/b\nab-learning: a run has no net within 0.0000000001 "
+                "CPU-hours\n"));
   const std::string bad =
       Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ab-learning.sh --a ", a,
           " --b ", b, " --cpu-hours x >", dir, "/bad.txt 2>&1");
