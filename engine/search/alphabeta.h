@@ -36,8 +36,8 @@ struct AlphaBetaOptions {
   // Quiescence: noisy moves searched past the horizon, at most this many
   // plies deep (0: no quiescence; the horizon is evaluated statically).
   int quiescence_plies = 8;
-  // Past quiescence_plies, recaptures on the square of the last capture
-  // only, at most this many plies more (0: none).
+  // Past quiescence_plies, captures on the square of the last capture (or
+  // promotion) only, at most this many plies more (0: none).
   int recapture_plies = 0;
   // Quiescence skips a noisy move that cannot raise the score to alpha even
   // with its gain plus this margin (delta pruning).
@@ -104,8 +104,8 @@ class AlphaBetaSearch {
   void Begin(GameState* state, const AlphaBetaLimits& limits,
              const std::atomic<bool>* stop);
   int Negamax(int depth, int alpha, int beta, int ply);
-  // `recapture_square`: where the move into this position captured (-1:
-  // it did not, or no move).
+  // `recapture_square`: where the move into this position captured or
+  // promoted (-1: it did neither, or there was none).
   int Quiescence(int alpha, int beta, int ply, int qply, int recapture_square);
   // The score of a finished game for the side to move at `ply`.
   static int TerminalScore(const GameResult& result, int ply);
