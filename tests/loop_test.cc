@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,7 @@
 
 #include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "tests/loop_fixtures.h"
 #include "tests/test_toolkit.h"
@@ -332,6 +335,52 @@ TEST(LoopTest, KilledAndRestartedLoopLosesNothing) {
   }
   ASSERT_EQ(RunVolkhvLoop("--dir " + run), 0);
   ExpectCompleteRun(run, 3);
+}
+
+// A loop stopped in the middle of a generation leaves the time it spent on
+// it, and the generation's record, written by the next loop, adds it in: a
+// budget counts the whole generation.
+TEST(LoopTest, AStoppedGenerationKeepsTheTimeItTook) {
+  const std::string dir = FreshDir("spent");
+  const std::string run = dir + "/run";
+  absl::StatusOr<proto::LoopConfig> config =
+      training::ReadLoopConfig(WriteConfig(dir, 1));
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  std::atomic<bool> stop{false};
+  training::LoopOptions options;
+  options.run_dir = run;
+  options.config = *config;
+  options.stop = &stop;
+  options.log = [&stop](const std::string& line) {
+    if (Contains(line, "training on the games")) stop = true;
+  };
+  ASSERT_TRUE(training::RunLoop(options).ok());
+  const std::string spent_path = run + "/generations/gen-0001.spent.textproto";
+  ASSERT_TRUE(fs::exists(spent_path));
+  EXPECT_FALSE(fs::exists(run + "/generations/gen-0001.textproto"));
+  proto::GenerationSpent spent;
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(Slurp(spent_path), &spent));
+  EXPECT_GT(spent.wall_seconds(), 0);
+  EXPECT_GT(spent.cpu_seconds(), 0);
+
+  stop = false;
+  options.log = nullptr;
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(training::RunLoop(options).ok());
+  const double second_loop =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  absl::StatusOr<std::vector<proto::GenerationRecord>> records =
+      training::ReadGenerations(run);
+  ASSERT_TRUE(records.ok());
+  ASSERT_EQ(records->size(), 1u);
+  // The second loop only evaluated; the record has the first one's time too.
+  EXPECT_GT((*records)[0].wall_seconds(), spent.wall_seconds());
+  EXPECT_LE((*records)[0].wall_seconds(), spent.wall_seconds() + second_loop);
+  EXPECT_GT((*records)[0].cpu_seconds(), spent.cpu_seconds());
+  EXPECT_FALSE(fs::exists(spent_path));
+  fs::remove_all(dir);
 }
 
 TEST(LoopTest, ASecondLoopOnTheSameRunIsRefused) {

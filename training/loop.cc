@@ -67,6 +67,9 @@ struct RunPaths {
   std::string Generation(int g) const {
     return Cat(root, "/generations/", GenName(g), ".textproto");
   }
+  std::string Spent(int g) const {
+    return Cat(root, "/generations/", GenName(g), ".spent.textproto");
+  }
   std::string FinalGames() const { return root + "/eval/final.pgn"; }
 };
 
@@ -141,6 +144,29 @@ bool Stopped(const LoopOptions& options) {
   return options.stop != nullptr && options.stop->load();
 }
 
+// The time a generation has taken: what earlier loop processes spent on it
+// (RunPaths::Spent) plus this process's since the clock started.
+class GenerationClock {
+ public:
+  explicit GenerationClock(const proto::GenerationSpent& before)
+      : before_(before),
+        start_(std::chrono::steady_clock::now()),
+        cpu_start_(ProcessCpuSeconds()) {}
+
+  proto::GenerationSpent Now() const {
+    proto::GenerationSpent spent;
+    spent.set_wall_seconds(before_.wall_seconds() + Seconds(start_));
+    spent.set_cpu_seconds(before_.cpu_seconds() + ProcessCpuSeconds() -
+                          cpu_start_);
+    return spent;
+  }
+
+ private:
+  const proto::GenerationSpent before_;
+  const std::chrono::steady_clock::time_point start_;
+  const double cpu_start_;
+};
+
 class Loop {
  public:
   Loop(const LoopOptions& options, proto::LoopConfig config,
@@ -174,9 +200,13 @@ class Loop {
   absl::StatusOr<proto::EvaluationStats> Evaluate(
       int g, const std::string& opponent, const std::string& spec, int games,
       const std::string& pgn_path, uint64_t seed);
+  // Starts the clock of generation g's record, with what earlier processes
+  // spent on it; SaveSpent keeps the clock's time for the next process.
+  absl::StatusOr<GenerationClock> StartClock(int g) const;
+  absl::Status SaveSpent(int g, const GenerationClock& clock) const;
   absl::Status Finish(int g, const std::string& selfplay_net,
                       std::vector<proto::GenerationRecord>* done,
-                      double seconds, double cpu_seconds);
+                      const GenerationClock& clock);
   // EvaluationConfig.final_games: played once, when the run is complete.
   absl::Status FinalEvaluation(int last);
 
@@ -431,9 +461,24 @@ absl::StatusOr<proto::EvaluationStats> Loop::Evaluate(
   return stats;
 }
 
+absl::StatusOr<GenerationClock> Loop::StartClock(int g) const {
+  proto::GenerationSpent before;
+  if (fs::exists(paths_.Spent(g))) {
+    absl::StatusOr<proto::GenerationSpent> read =
+        ReadTextProto<proto::GenerationSpent>(paths_.Spent(g));
+    if (!read.ok()) return read.status();
+    before = *read;
+  }
+  return GenerationClock(before);
+}
+
+absl::Status Loop::SaveSpent(int g, const GenerationClock& clock) const {
+  return WriteTextProto(paths_.Spent(g), clock.Now());
+}
+
 absl::Status Loop::Finish(int g, const std::string& selfplay_net,
                           std::vector<proto::GenerationRecord>* done,
-                          double seconds, double cpu_seconds) {
+                          const GenerationClock& clock) {
   proto::GenerationRecord record;
   record.set_generation(g + 1);
   record.set_net(fs::path(paths_.Net(g + 1)).filename().string());
@@ -484,13 +529,16 @@ absl::Status Loop::Finish(int g, const std::string& selfplay_net,
   record.set_elo_total(base + vs_previous->elo());
   record.set_elo_total_error(std::sqrt(
       base_error2 + vs_previous->elo_error() * vs_previous->elo_error()));
-  record.set_wall_seconds(seconds);
-  record.set_cpu_seconds(cpu_seconds);
+  const proto::GenerationSpent spent = clock.Now();
+  record.set_wall_seconds(spent.wall_seconds());
+  record.set_cpu_seconds(spent.cpu_seconds());
   record.set_finished(UtcTimestamp());
   if (absl::Status s = WriteTextProto(paths_.Generation(g + 1), record);
       !s.ok()) {
     return s;
   }
+  std::error_code ignored;  // a stale file is harmless: the record counts
+  fs::remove(paths_.Spent(g + 1), ignored);
   done->push_back(record);
   if (absl::Status s =
           WriteMetricsCsv(*done, options_.run_dir + "/metrics.csv");
@@ -539,8 +587,8 @@ absl::Status Loop::Run() {
       Log(Cat("stopping: ", reason));
       break;
     }
-    const auto start = std::chrono::steady_clock::now();
-    const double cpu_start = ProcessCpuSeconds();
+    absl::StatusOr<GenerationClock> clock = StartClock(g + 1);
+    if (!clock.ok()) return clock.status();
     const std::string selfplay_net = SelfplayNet(g, *done);
     if (absl::Status s = config_.external_selfplay().enabled()
                              ? SelfPlayByWorkers(g, selfplay_net)
@@ -548,12 +596,12 @@ absl::Status Loop::Run() {
         !s.ok()) {
       return s;
     }
+    if (absl::Status s = SaveSpent(g + 1, *clock); !s.ok()) return s;
     if (Stopped(options_)) break;
     if (absl::Status s = Train(g); !s.ok()) return s;
+    if (absl::Status s = SaveSpent(g + 1, *clock); !s.ok()) return s;
     if (Stopped(options_)) break;
-    if (absl::Status s = Finish(g, selfplay_net, &*done, Seconds(start),
-                                ProcessCpuSeconds() - cpu_start);
-        !s.ok()) {
+    if (absl::Status s = Finish(g, selfplay_net, &*done, *clock); !s.ok()) {
       return s;
     }
     const proto::GenerationRecord& r = done->back();

@@ -15,6 +15,8 @@
 //   train/gen-NNNN.textproto  the training summary of generation N's net
 //   eval/gen-NNNN.pgn         the evaluation games of generation N
 //   generations/gen-NNNN.textproto  what the loop measured (GenerationRecord)
+//   generations/gen-NNNN.spent.textproto  the time stopped loops spent on
+//                             a generation not recorded yet (GenerationSpent)
 //   metrics.csv, report.html  one row / point per generation
 //   final.textproto, eval/final.pgn  the finished run's last net against
 //                             generation 0 and the random player
