@@ -14,6 +14,7 @@ set -euo pipefail
 usage() {
   cat <<'USAGE'
 usage: scripts/ab-learning.sh --a CONFIG_A --b CONFIG_B --cpu-hours H [options]
+       scripts/ab-learning.sh --a CONFIG_A --b CONFIG_B --out DIR --matches-only [options]
   --a FILE, --b FILE  the two loop configs (configs/*.textproto), same game
   --cpu-hours H       CPU budget of each run: `volkhv loop --cpu-hours H`
   --out DIR           runs and report go here (default: runs/ab-<name A>-<name B>)
@@ -28,6 +29,8 @@ usage: scripts/ab-learning.sh --a CONFIG_A --b CONFIG_B --cpu-hours H [options]
                       one core busy each), not one after the other
   --at-cpu-hours H    play the nets each run had after H CPU-hours (its last
                       generation within H) instead of the final ones
+  --matches-only      train nothing: play the runs' nets as they are (runs
+                      trained before, or still training: with --at-cpu-hours)
 USAGE
 }
 
@@ -43,10 +46,11 @@ source "$(dirname "$0")/lib/match-row.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 config_a="" config_b="" cpu_hours="" out="" games=100 visits=200
 opponents=ab1,ab2 concurrency=2 seed=1 binary="$root/build/volkhv"
-parallel=0 at_cpu_hours=""
+parallel=0 at_cpu_hours="" train=1
 while [ $# -gt 0 ]; do
-  if [ "$1" = --parallel ]; then
-    parallel=1
+  if [ "$1" = --parallel ] || [ "$1" = --matches-only ]; then
+    [ "$1" = --parallel ] && parallel=1
+    [ "$1" = --matches-only ] && train=0
     shift
     continue
   fi
@@ -68,8 +72,8 @@ while [ $# -gt 0 ]; do
   shift 2
 done
 [ -n "$config_a" ] && [ -n "$config_b" ] || die "--a and --b are required"
-[ -n "$cpu_hours" ] || die "--cpu-hours is required"
-for pair in "cpu-hours:$cpu_hours" "at-cpu-hours:${at_cpu_hours:-1}"; do
+[ -n "$cpu_hours" ] || [ "$train" = 0 ] || die "--cpu-hours is required"
+for pair in "cpu-hours:${cpu_hours:-1}" "at-cpu-hours:${at_cpu_hours:-1}"; do
   [[ "${pair#*:}" =~ ^[0-9]*\.?[0-9]+$ ]] || die "option '--${pair%%:*}': '${pair#*:}' is not a positive number"
 done
 for pair in "games:$games" "visits:$visits" "concurrency:$concurrency" "seed:$seed"; do
@@ -126,7 +130,9 @@ train() {
   "$binary" loop --config "$config" --dir "$out/$side" --cpu-hours "$cpu_hours" \
     2>>"$out/$side.log" || die "the loop of $side failed (see $out/$side.log)"
 }
-if [ "$parallel" = 1 ]; then
+if [ "$train" = 0 ]; then
+  order="trained before"
+elif [ "$parallel" = 1 ]; then
   train a "$config_a" &
   pid_a=$!
   train b "$config_b" &
@@ -173,7 +179,7 @@ row=$(match_row "$binary" "$name_b" "$name_a: $visits visits each" --game "$game
 rows+=("$row")
 
 report=$(
-  echo "A/B at equal CPU time: \`$config_a\` (A) vs \`$config_b\` (B), $game, $cpu_hours CPU-hours each, $order on $(nproc) cores${at_cpu_hours:+; the nets each run had after $at_cpu_hours CPU-hours}."
+  echo "A/B at equal CPU time: \`$config_a\` (A) vs \`$config_b\` (B), $game, ${cpu_hours:+$cpu_hours CPU-hours each, }$order on $(nproc) cores${at_cpu_hours:+; the nets each run had after $at_cpu_hours CPU-hours}."
   echo
   echo "| run | generations | CPU hours | self-play games/hour | network share |"
   echo "|---|---|---|---|---|"
