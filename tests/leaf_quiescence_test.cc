@@ -1,9 +1,10 @@
 // Captures resolved at the leaves (leaf_quiescence_weight, search_params.h):
 // AlphaBetaSearch::QuiescenceScore on hand-made Tavreli positions, the
 // exact mix of the network's value and the quiescence value, its depths
-// (noisy plies and recaptures), and a hanging queen found with uniform
-// priors.
+// (noisy plies and recaptures), the prior its best move is given, and a
+// hanging queen found with uniform priors.
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -79,6 +80,54 @@ TEST(AlphaBetaQuiescenceTest, RecapturesPastTheLastPlySeeTheExchangeToItsEnd) {
   // The hanging queen: a capture with no recapture, the same at any count.
   std::unique_ptr<GameState> q = StateOf("tavreli", kHangingQueen);
   EXPECT_EQ(QuiescenceOf(q.get(), 1, 0), QuiescenceOf(q.get(), 1, 8));
+}
+
+TEST(AlphaBetaQuiescenceTest, NamesTheMoveItsScoreComesFrom) {
+  std::unique_ptr<GameState> q = StateOf("tavreli", kHangingQueen);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*q);
+  AlphaBetaSearch search(h.get(), AlphaBetaOptions{});
+  Move move;
+  search.QuiescenceScore(q.get(), &move);
+  EXPECT_EQ(q->MoveText(move), "d1xd5");
+  // Standing pat is best: no move.
+  std::unique_ptr<GameState> pawn = StateOf("tavreli", kPoisonedPawn);
+  search.QuiescenceScore(pawn.get(), &move);
+  EXPECT_EQ(move, Move{});
+}
+
+// The root's priors after its first visit, by move text.
+std::map<std::string, float> RootPriors(double prior_share,
+                                        const char* position) {
+  std::unique_ptr<GameState> s = StateOf("tavreli", position);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  nn::UniformEvaluator uniform;
+  SearchParams params = WithQuiescence(0.5);
+  params.leaf_quiescence_prior = prior_share;
+  Search search(params, &uniform, nullptr, 1);
+  search.SetHeuristic(h.get());
+  EXPECT_TRUE(search.SetPosition(*s).ok());
+  const SearchResult r = search.Run(Visits(1));
+  std::map<std::string, float> priors;
+  for (const MoveInfo& m : r.moves) priors[s->MoveText(m.move)] = m.prior;
+  return priors;
+}
+
+TEST(LeafQuiescenceTest, TheQuiescenceMoveTakesItsShareOfThePriors) {
+  const std::map<std::string, float> off = RootPriors(0, kHangingQueen);
+  const std::map<std::string, float> on = RootPriors(0.4, kHangingQueen);
+  ASSERT_GT(off.size(), 2u);
+  ASSERT_EQ(on.size(), off.size());
+  const float uniform = 1.0f / off.size();
+  double sum = 0;
+  for (const auto& [move, prior] : on) {
+    SCOPED_TRACE(move);
+    EXPECT_NEAR(off.at(move), uniform, 1e-6);
+    EXPECT_NEAR(prior, 0.6 * uniform + (move == "d1xd5" ? 0.4 : 0), 1e-6);
+    sum += prior;
+  }
+  EXPECT_NEAR(sum, 1, 1e-5);
+  // Where standing pat is best no move is raised.
+  EXPECT_EQ(RootPriors(0.4, kPoisonedPawn), RootPriors(0, kPoisonedPawn));
 }
 
 TEST(LeafQuiescenceTest, ALeafValueMixesTheNetAndTheQuiescenceScore) {

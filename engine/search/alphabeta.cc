@@ -309,10 +309,13 @@ void AlphaBetaSearch::Begin(GameState* state, const AlphaBetaLimits& limits,
   can_abort_ = false;
 }
 
-int AlphaBetaSearch::QuiescenceScore(GameState* state) {
+int AlphaBetaSearch::QuiescenceScore(GameState* state, Move* best_move) {
   Begin(state, AlphaBetaLimits{}, nullptr);
   const int score = Quiescence(-kInfinity, kInfinity, 0, 0, -1);
   state_ = nullptr;
+  if (best_move != nullptr) {
+    *best_move = pv_length_[0] > 0 ? pv_[0][0] : Move{};
+  }
   return score;
 }
 

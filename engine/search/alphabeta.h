@@ -75,7 +75,10 @@ class AlphaBetaSearch {
   // evaluation, or better what its noisy moves (captures, promotions, wins
   // at once) lead to, searched as at the horizon of Search. `state` is
   // played on and left as it was. No limit, table or history is used.
-  int QuiescenceScore(GameState* state);
+  // `best_move`, when not null, is set to the move that reaches the score
+  // (a noisy move that beats standing pat, or the best evasion in check),
+  // or to the null Move when standing pat is best.
+  int QuiescenceScore(GameState* state, Move* best_move = nullptr);
 
   // Forgets the transposition table, killers and history (a new game).
   void Clear();

@@ -215,6 +215,7 @@ void Search::EvaluateBatch(Worker* worker) {
 
 void Search::ScoreQuiescence(Worker* worker) {
   worker->quiescence_wl.clear();
+  worker->quiescence_move.clear();
   if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0) return;
   if (worker->quiescence == nullptr ||
       worker->quiescence->options().quiescence_plies !=
@@ -230,7 +231,10 @@ void Search::ScoreQuiescence(Worker* worker) {
   for (int i = 0; i < worker->num_pending; ++i) {
     Slot* slot = worker->slots[i].get();
     if (slot->known) continue;
-    const int score = worker->quiescence->QuiescenceScore(slot->state.get());
+    Move move;
+    const int score =
+        worker->quiescence->QuiescenceScore(slot->state.get(), &move);
+    worker->quiescence_move.push_back(move);
     worker->quiescence_wl.push_back(
         static_cast<float>(std::tanh(score / params_.leaf_quiescence_scale)));
   }
@@ -270,6 +274,9 @@ void Search::BackupBatch(Worker* worker) {
     if (!slot->allows_win.empty()) {
       AddLostChildren(leaf, slot->state.get(), slot->allows_win);
       NormalizePriors(leaf);
+    }
+    if (!worker->quiescence_move.empty()) {
+      RaiseQuiescencePrior(leaf, worker->quiescence_move[evaluated - 1]);
     }
     for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
     if (eval.has_moves_left()) moves_left_seen_ = true;
@@ -314,6 +321,21 @@ void Search::Expand(Node* node, const MoveList& moves,
     edges[i].prior =
         sum > 0 ? static_cast<float>(edges[i].prior / sum) : 1.0f / n;
   }
+}
+
+void Search::RaiseQuiescencePrior(Node* node, Move move) {
+  const double share = params_.leaf_quiescence_prior;
+  if (share <= 0 || move == Move{}) return;
+  Edge* raised = nullptr;
+  for (Edge& edge : node->edge_span()) {
+    if (edge.move == move) raised = &edge;
+  }
+  // Not among the moves searched, or proven to lose (prior 0).
+  if (raised == nullptr || raised->prior <= 0) return;
+  for (Edge& edge : node->edge_span()) {
+    edge.prior = static_cast<float>((1 - share) * edge.prior);
+  }
+  raised->prior += static_cast<float>(share);
 }
 
 void Search::NormalizePriors(Node* node) {

@@ -123,18 +123,20 @@ struct Search::RunStats {
 // those fields).
 struct Search::Worker {
   std::vector<std::unique_ptr<Slot>> slots;
-  int num_pending = 0;           // slots[0, num_pending) are this minibatch
-  uint64_t pending_bytes = 0;    // edge bytes its pending leaves will take
-  std::vector<Node*> collided;   // nodes whose in_flight a collision raised
+  int num_pending = 0;          // slots[0, num_pending) are this minibatch
+  uint64_t pending_bytes = 0;   // edge bytes its pending leaves will take
+  std::vector<Node*> collided;  // nodes whose in_flight a collision raised
   int collisions = 0;
   std::vector<nn::EvalRequest> requests;
   std::vector<nn::Evaluation> evaluations;
-  // leaf_quiescence_weight: the pending leaves' quiescence W - L, one per
+  // leaf_quiescence_weight: the pending leaves' quiescence W - L and the
+  // move it was reached by (null when standing pat was best), one per
   // request, and the alpha-beta search that scores them (made on first use).
   std::vector<float> quiescence_wl;
+  std::vector<Move> quiescence_move;
   std::unique_ptr<AlphaBetaSearch> quiescence;
-  double eval_seconds = 0;       // the pending minibatch's Evaluate call
-  RunStats stats;                // this Run's, up to the last backup
+  double eval_seconds = 0;  // the pending minibatch's Evaluate call
+  RunStats stats;           // this Run's, up to the last backup
 };
 
 }  // namespace volkhv::search

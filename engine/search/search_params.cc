@@ -105,6 +105,9 @@ const Row kRows[] = {
      0, 64,
      "past leaf_quiescence_plies, recaptures on the square of the last "
      "capture this many plies more"},
+    {"leaf_quiescence_prior", &SearchParams::leaf_quiescence_prior, 0.5, 0, 1,
+     "share of a new leaf's priors moved to the move its quiescence is best "
+     "with, a capture or an evasion (0 = off)"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,

@@ -125,6 +125,16 @@ struct SearchParams {
   // along one narrow line (docs/search.md, "Captures at the leaves").
   int leaf_quiescence_plies;
   int leaf_quiescence_recaptures;
+  // With leaf_quiescence_weight: when a new leaf's quiescence is best with a
+  // capture (or an evasion), that move's prior becomes
+  //   (1 - share) * prior + share
+  // and every other's (1 - share) * prior, share = leaf_quiescence_prior.
+  // With weak priors PUCT spreads a node's visits over every reply, and the
+  // node's value is their average: a capture that loses a piece to a plain
+  // recapture looks good, because most of the replies searched are not the
+  // recapture. The raised prior makes the recapture the reply searched first
+  // and most.
+  double leaf_quiescence_prior;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;
