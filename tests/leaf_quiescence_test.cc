@@ -211,5 +211,45 @@ TEST(LeafQuiescenceTest, UniformPriorsFindTheHangingQueen) {
   EXPECT_GT(r.moves[0].q, 0.5) << "a queen up";
 }
 
+// Black to move, from a game the bundled net lost: the bishop's d6xe5 takes
+// the tower on e5, and d4xe5 takes it back with the bishop buried in it:
+// -260 cp for Black in the leaves' quiescence.
+constexpr char kRecapturedBishop[] =
+    "rn1qk1nr/pr1pb4pr/3bb3/3pq(phN)pbpn1/1pn1PQ4/PR1N5/1PNPB1PHPBPNPR/"
+    "R1BQKB1R b kq d3 0 9";
+
+MoveInfo InfoOf(const SearchResult& r, const GameState& s,
+                std::string_view move) {
+  for (const MoveInfo& m : r.moves) {
+    if (s.MoveText(m.move) == move) return m;
+  }
+  ADD_FAILURE() << move << " is not a root move";
+  return MoveInfo{};
+}
+
+TEST(LeafQuiescenceTest, TheRaisedPriorKeepsTheRecaptureFromBeingAveragedAway) {
+  std::unique_ptr<GameState> s = StateOf("tavreli", kRecapturedBishop);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  nn::UniformEvaluator uniform;
+  auto search_with = [&](double share) {
+    SearchParams params = WithQuiescence(0.5);
+    params.leaf_quiescence_prior = share;
+    Search search(params, &uniform, nullptr, 1);
+    search.SetHeuristic(h.get());
+    EXPECT_TRUE(search.SetPosition(*s).ok());
+    return InfoOf(search.Run(Visits(800)), *s, "d6xe5");
+  };
+  // Without it White's 46 replies get about a visit each, and their mean
+  // makes the losing capture look good enough to search it on and on.
+  const MoveInfo averaged = search_with(0);
+  EXPECT_GT(averaged.q, 0);
+  EXPECT_GT(averaged.visits, 50u);
+  // With it the recapture is searched first and most: the capture keeps
+  // the quiescence's verdict, 0.5 * tanh(-260 / 300) = -0.35, and is left.
+  const MoveInfo raised = search_with(0.5);
+  EXPECT_LT(raised.q, -0.3);
+  EXPECT_LT(raised.visits, 10u);
+}
+
 }  // namespace
 }  // namespace volkhv::search
