@@ -68,7 +68,7 @@ struct Guard {
   double vs_untrained_search;
 };
 constexpr Guard kGuards[] = {
-    {"tavreli", 0.9, 0.6},
+    {"tavreli", 1.0, 0.8},
     {"tavlei9", 1.0, 0.55},
     {"tavlei11", 0.9, 0.65},
 };
