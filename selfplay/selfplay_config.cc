@@ -116,8 +116,8 @@ absl::StatusOr<search::SearchParams> SelfplaySearchParams(
   if (absl::Status s = ValidateSelfplayConfig(config); !s.ok()) return s;
   search::SearchParams params;
   // Self-play leaves the leaves to the net unless search_params asks for
-  // quiescence: play's default (docs/search.md) is not measured for
-  // learning yet.
+  // quiescence: play's default (docs/search.md) is measured for learning
+  // only in Tavreli, where it helps (configs/tavreli-cpu-quiescence).
   params.leaf_quiescence_weight = 0;
   for (const proto::SelfplayConfig::SearchParam& p : config.search_params()) {
     if (absl::Status s = search::SetSearchParam(&params, p.name(), p.value());
