@@ -156,7 +156,9 @@ absl::Status WriteMetricsCsv(const std::vector<proto::GenerationRecord>& rows,
                ? absl::StrFormat("%.4f,%.1f,", r.vs_random().score(),
                                  r.vs_random().elo())
                : std::string(",,"),
-           absl::StrFormat("%.1f,%s,%.1f\n", r.wall_seconds(), r.finished(),
+           // Milliseconds: a tiny generation's CPU time must not round to 0
+           // (scripts/ab-learning.sh sums it to pick the nets within a budget).
+           absl::StrFormat("%.1f,%s,%.3f\n", r.wall_seconds(), r.finished(),
                            r.cpu_seconds()));
   }
   return WriteFileAtomically(path, csv);
