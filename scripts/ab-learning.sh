@@ -41,6 +41,8 @@ die() {
 
 # shellcheck source=scripts/lib/match-row.sh
 source "$(dirname "$0")/lib/match-row.sh"
+# shellcheck source=scripts/lib/run-nets.sh
+source "$(dirname "$0")/lib/run-nets.sh"
 
 [ $# -ge 1 ] && { [ "$1" = "--help" ] || [ "$1" = "-h" ]; } && { usage; exit 0; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,11 +107,9 @@ final_net() {
     ls "$1"/nets/gen-*.net 2>/dev/null | sort | tail -n 1
     return
   fi
-  local net
-  net=$(awk -F, -v limit="$at_cpu_hours" 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    { cpu += $col["cpu_seconds"]; if (cpu <= limit * 3600) net = $col["net"] }
-    END { print net }' "$1/metrics.csv")
-  if [ -n "$net" ]; then echo "$1/nets/$net"; fi
+  local net_and_hours
+  net_and_hours=$(net_at_cpu_hours "$1" "$at_cpu_hours")
+  echo "${net_and_hours% *}"
 }
 
 # "generations, CPU hours, games/hour, network share" of a run's metrics.csv:

@@ -282,6 +282,58 @@ TEST(LoopTest, AbLearningScriptTrainsBothRunsAndReportsEveryMatch) {
   fs::remove_all(dir);
 }
 
+// A two-generation run's ladder after an hour (its last net) and after
+// 1e-10 CPU-hours (no net yet: skipped), then bad input.
+TEST(LoopTest, LadderCurveScriptPlaysTheNetOfEachPoint) {
+  const std::string dir = FreshDir("curve");
+  const std::string run = dir + "/run";
+  ASSERT_EQ(RunVolkhvLoop("--config " + WriteConfig(dir, 2) + " --dir " + run),
+            0);
+  const std::string command =
+      Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ladder-curve.sh ", run,
+          " --points 0.0000000001,1 --rungs random,ab1 --games 2 --visits 4",
+          " --out ", dir, "/curve.md --binary ", VOLKHV_BINARY, " >", dir,
+          "/stdout.txt 2>", dir, "/stderr.txt");
+  ASSERT_EQ(std::system(command.c_str()), 0)
+      << testing::Slurp(dir + "/stderr.txt");
+  const std::string table = testing::Slurp(dir + "/curve.md");
+  EXPECT_EQ(table, testing::Slurp(dir + "/stdout.txt"));
+  EXPECT_NE(table.find("| CPU-hours | net | CPU-hours of the net | random: "
+                       "W/D/L, score | ab1: W/D/L, score |"),
+            std::string::npos)
+      << table;
+  EXPECT_TRUE(RowHasGames(table, "| 1 | gen-0002 | 0.00 | ", 2));
+  EXPECT_EQ(table.find("| 0.0000000001 |"), std::string::npos) << table;
+  EXPECT_NE(testing::Slurp(dir + "/stderr.txt")
+                .find("ladder-curve: " + run +
+                      " has no net within 0.0000000001 CPU-hours; skipped"),
+            std::string::npos);
+  // The row's second rung: ", 0.500 | 1/0/1, 0.500 |" and the like.
+  const size_t row = table.find("| 1 | gen-0002 |");
+  ASSERT_NE(row, std::string::npos);
+  int wins = -1, draws = -1, losses = -1;
+  const size_t second = table.find(" | ", table.find(", ", row)) + 3;
+  ASSERT_EQ(
+      std::sscanf(table.c_str() + second, "%d/%d/%d", &wins, &draws, &losses),
+      3)
+      << table;
+  EXPECT_EQ(wins + draws + losses, 2) << table;
+  const std::string bad =
+      Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ladder-curve.sh ", dir,
+          " --points 1 >", dir, "/bad.txt 2>&1");
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
+  EXPECT_EQ(testing::Slurp(dir + "/bad.txt"),
+            Cat("ladder-curve: ", dir,
+                ": not a loop run directory (no metrics.csv)\n"));
+  const std::string point =
+      Cat("bash ", VOLKHV_SOURCE_DIR, "/scripts/ladder-curve.sh ", run,
+          " --points 1,x >", dir, "/point.txt 2>&1");
+  EXPECT_EQ(WEXITSTATUS(std::system(point.c_str())), 2);
+  EXPECT_EQ(testing::Slurp(dir + "/point.txt"),
+            "ladder-curve: option '--points': 'x' is not a positive number\n");
+  fs::remove_all(dir);
+}
+
 proto::GenerationRecord Spent(double cpu_seconds, double wall_seconds) {
   proto::GenerationRecord r;
   r.set_cpu_seconds(cpu_seconds);
