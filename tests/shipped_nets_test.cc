@@ -69,7 +69,7 @@ struct Guard {
 };
 constexpr Guard kGuards[] = {
     {"tavreli", 1.0, 0.8},
-    {"tavlei9", 1.0, 0.55},
+    {"tavlei9", 1.0, 0.8},
     {"tavlei11", 0.9, 0.65},
 };
 
