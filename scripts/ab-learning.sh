@@ -20,7 +20,8 @@ usage: scripts/ab-learning.sh --a CONFIG_A --b CONFIG_B --cpu-hours H [options]
   --out DIR           runs and report go here (default: runs/ab-<name A>-<name B>)
   --games N           games per match, in colour-swapped pairs (default 100)
   --visits N          MCTS visits per move of the nets (default 200)
-  --opponents LIST    fixed opponents, comma-separated from random,ab1,ab2,ab3
+  --opponents LIST    fixed opponents, comma-separated from
+                      random,greedy,ab1,ab2,ab3 (greedy: depth 1, no quiescence)
                       (default: ab1,ab2)
   --concurrency N     games at once (default 2)
   --seed S            seed of the matches' openings and players (default 1)
@@ -159,11 +160,8 @@ IFS=',' read -r -a opponent_list <<<"$opponents"
 for side in a b; do
   if [ "$side" = a ]; then net=$net_a label=$name_a; else net=$net_b label=$name_b; fi
   for rung in "${opponent_list[@]}"; do
-    case "$rung" in
-      random) opp=random ;;
-      ab1 | ab2 | ab3) opp="alphabeta:depth=${rung#ab}" ;;
-      *) die "unknown opponent '$rung' (known: random, ab1, ab2, ab3)" ;;
-    esac
+    opp=$(fixed_opponent "$rung") ||
+      die "unknown opponent '$rung' (known: random, greedy, ab1, ab2, ab3)"
     echo "ab-learning: $label vs $opp" >&2
     row=$(match_row "$binary" "$opp" "$label: $visits visits" --game "$game" \
       --player "mcts:net=$net,visits=$visits,$net_only,name=$label" --player "$opp" \

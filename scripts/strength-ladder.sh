@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The strength ladder of a net: MCTS with the net against the random mover,
+# greedy one-ply alpha-beta without quiescence (not played unless asked),
 # alpha-beta at depths 1, 2 and 3, and alpha-beta at the same wall time per
 # move, each rung a `volkhv match` in colour-swapped pairs from random
 # openings. Prints a Markdown table (W/D/L, score, Elo with its 95 %
@@ -17,7 +18,9 @@ usage: scripts/strength-ladder.sh GAME NET [options]
   --visits N        MCTS visits per move of the net's player (default 800)
   --games N         games per rung, in pairs (default 100)
   --movetime MS     time per move of the equal-time rung, both players (default 1000)
-  --rungs LIST      comma-separated, from: random,ab1,ab2,ab3,time (default: all)
+  --rungs LIST      comma-separated, from: random,greedy,ab1,ab2,ab3,time
+                    (default: random,ab1,ab2,ab3,time; greedy is depth 1
+                    without quiescence, between random and ab1)
   --concurrency N   games at once on the fixed-depth rungs (default 2;
                     the equal-time rung always plays one game at a time)
   --random-plies K  random opening plies per pair (default 6)
@@ -84,16 +87,18 @@ IFS=',' read -r -a rung_list <<<"$rungs"
 for rung in "${rung_list[@]}"; do
   conc=$concurrency
   case "$rung" in
-    random) me="mcts:net=$net,visits=$visits" opp="random" tc="$visits visits vs random" ;;
-    ab1 | ab2 | ab3)
-      depth=${rung#ab}
-      me="mcts:net=$net,visits=$visits" opp="alphabeta:depth=$depth"
-      tc="$visits visits vs depth $depth" ;;
+    random | greedy | ab1 | ab2 | ab3)
+      me="mcts:net=$net,visits=$visits" opp=$(fixed_opponent "$rung")
+      case "$rung" in
+        random) tc="$visits visits vs random" ;;
+        greedy) tc="$visits visits vs depth 1, no quiescence" ;;
+        *) tc="$visits visits vs depth ${rung#ab}" ;;
+      esac ;;
     time)
       me="mcts:net=$net,movetime=$movetime" opp="alphabeta:movetime=$movetime"
       tc="$movetime ms per move, both"
       conc=1 ;;
-    *) die "unknown rung '$rung' (known: random, ab1, ab2, ab3, time)" ;;
+    *) die "unknown rung '$rung' (known: random, greedy, ab1, ab2, ab3, time)" ;;
   esac
   args=(--game "$game" --player "$me,name=$label" --player "$opp"
     --games "$games" --random-plies "$random_plies" --concurrency "$conc"

@@ -147,7 +147,7 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
   const std::string command =
       std::string("bash ") + VOLKHV_SOURCE_DIR +
       "/scripts/strength-ladder.sh tavlei9 " + dir.File("gen0.net") +
-      " --rungs random,ab1 --games 2 --visits 4 --out " +
+      " --rungs random,greedy,ab1 --games 2 --visits 4 --out " +
       dir.File("ladder.md") + " --binary " + VOLKHV_BINARY + " >" +
       dir.File("stdout.txt") + " 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0)
@@ -156,10 +156,13 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
   EXPECT_NE(table.find("| opponent | time control | games | W/D/L (net) |"),
             std::string::npos)
       << table;
-  // Two games per rung: "| random | 4 visits vs random | 2 | W/D/L | ...".
-  for (const std::string row : {"| random | 4 visits vs random | 2 | ",
-                                "| alphabeta:depth=1 | 4 visits vs depth 1 "
-                                "| 2 | "}) {
+  // Two games per rung: "| random | 4 visits vs random | 2 | W/D/L | ...";
+  // the greedy rung is depth 1 without quiescence.
+  for (const std::string row :
+       {"| random | 4 visits vs random | 2 | ",
+        "| alphabeta:depth=1,qdepth=0 | 4 visits vs depth 1, no quiescence "
+        "| 2 | ",
+        "| alphabeta:depth=1 | 4 visits vs depth 1 | 2 | "}) {
     EXPECT_TRUE(RowHasGames(table, row, 2));
   }
   // Bad input: one line naming the problem, exit 2.
@@ -171,6 +174,14 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
   EXPECT_EQ(testing::Slurp(dir.File("bad.txt")),
             "strength-ladder: unknown game 'chess' (known: tavreli, "
             "tavlei9, tavlei11)\n");
+  const std::string bad_rung =
+      std::string("bash ") + VOLKHV_SOURCE_DIR +
+      "/scripts/strength-ladder.sh tavlei9 auto --rungs ab9 --binary " +
+      VOLKHV_BINARY + " >" + dir.File("bad_rung.txt") + " 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(bad_rung.c_str())), 2);
+  EXPECT_EQ(testing::Slurp(dir.File("bad_rung.txt")),
+            "strength-ladder: unknown rung 'ab9' (known: random, greedy, ab1, "
+            "ab2, ab3, time)\n");
 }
 
 }  // namespace

@@ -1,5 +1,13 @@
-# Sourced by the strength scripts: runs one `volkhv match` of two players
-# and prints its Markdown table row.
+# Sourced by the strength scripts: names their fixed opponents, and runs one
+# `volkhv match` of two players and prints its Markdown table row.
+#
+#   fixed_opponent RUNG
+#
+# Prints the `volkhv match` player of a fixed opponent: random (the random
+# mover), greedy (one ply of alpha-beta without quiescence: the move whose
+# position the static evaluation likes best, blind to any recapture), ab1,
+# ab2, ab3 (alpha-beta at that depth, with its quiescence). Returns 1 for
+# any other name.
 #
 #   match_row BINARY LABEL_OPPONENT TIME_CONTROL ARGS...
 #
@@ -7,6 +15,15 @@
 # scores. Prints "| opponent | time control | games | W/D/L | score | Elo
 # (95 %: interval) | wall time |"; exits the calling script (status 2) with
 # a message on stderr if the match fails or its result cannot be read.
+fixed_opponent() {
+  case "$1" in
+    random) echo random ;;
+    greedy) echo "alphabeta:depth=1,qdepth=0" ;;
+    ab1 | ab2 | ab3) echo "alphabeta:depth=${1#ab}" ;;
+    *) return 1 ;;
+  esac
+}
+
 match_row() {
   local binary=$1 opponent=$2 tc=$3
   shift 3
