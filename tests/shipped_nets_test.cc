@@ -70,7 +70,7 @@ struct Guard {
 constexpr Guard kGuards[] = {
     {"tavreli", 1.0, 0.8},
     {"tavlei9", 1.0, 0.8},
-    {"tavlei11", 0.9, 0.65},
+    {"tavlei11", 1.0, 0.65},
 };
 
 double GuardScore(const std::string& game, const std::string& opponent) {
