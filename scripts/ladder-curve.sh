@@ -17,7 +17,7 @@ usage: scripts/ladder-curve.sh RUN --points LIST [options]
   --out FILE      also write the table to FILE
   --binary PATH   the volkhv binary (default: build/volkhv of this tree)
   any other option goes to scripts/strength-ladder.sh (see its --help);
-  its default rungs here are random,greedy,ab1,ab2
+  its default rungs here are random,ab1,ab2
 EOF_USAGE
 }
 
@@ -34,7 +34,7 @@ source "$(dirname "$0")/lib/run-nets.sh"
 run=$1
 shift
 root=$(cd "$(dirname "$0")/.." && pwd)
-points="" out="" binary="$root/build/volkhv" rungs=random,greedy,ab1,ab2
+points="" out="" binary="$root/build/volkhv" rungs=random,ab1,ab2
 ladder_args=()
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || die "option '$1' needs a value"
