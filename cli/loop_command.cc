@@ -10,6 +10,7 @@
 #include "cli/game_setup.h"
 #include "engine/util/strings.h"
 #include "engine/util/time.h"
+#include "nn/bundled_net.h"
 #include "training/loop.h"
 #include "training/loop_report.h"
 
@@ -27,6 +28,9 @@ int RunLoop(const std::vector<std::string>& args) {
       {"config", "FILE", "",
        "loop config (configs/*.textproto); not needed to continue a run"},
       {"dir", "RUN", "", "run directory (created; continued when it exists)"},
+      {"net-in", "FILE", "",
+       "start a new run from this net (auto: the game's bundled net) "
+       "instead of a random one"},
       {"cpu-hours", "H", "0",
        "stop before a generation the run's CPU time (all sessions, all "
        "threads) cannot pay for (0 = no limit)"},
@@ -36,7 +40,8 @@ int RunLoop(const std::vector<std::string>& args) {
   int code = 0;
   std::optional<CommandLine> cl = ParseOrExit(
       "loop",
-      "volkhv loop --config FILE --dir RUN [--cpu-hours H] [--wall-hours H]",
+      "volkhv loop --config FILE --dir RUN [--net-in FILE] [--cpu-hours H] "
+      "[--wall-hours H]",
       args, specs, 0, &code);
   if (!cl) return code;
   if (cl->Get("dir").empty()) {
@@ -45,6 +50,7 @@ int RunLoop(const std::vector<std::string>& args) {
   }
   training::LoopOptions options;
   options.run_dir = cl->Get("dir");
+  options.start_net = cl->Get("net-in");
   for (const auto& [flag, hours] :
        {std::pair{"cpu-hours", &options.budget.cpu_hours},
         std::pair{"wall-hours", &options.budget.wall_hours}}) {
@@ -60,6 +66,7 @@ int RunLoop(const std::vector<std::string>& args) {
   }
   // Without --config the run directory's config is the one in effect
   // (RunLoop reads it); without a readable one that is a usage error.
+  std::string game = options.config.has_value() ? options.config->game() : "";
   if (!options.config.has_value()) {
     absl::StatusOr<proto::LoopConfig> stored =
         training::ReadLoopConfig(options.run_dir + "/config.textproto");
@@ -71,6 +78,18 @@ int RunLoop(const std::vector<std::string>& args) {
                           stored.status().message(), ")")),
                   kExitUsage);
     }
+    game = stored->game();
+  }
+  if (options.start_net == nn::kAutoNet) {
+    absl::StatusOr<std::string> bundled = nn::FindBundledNet(game);
+    if (!bundled.ok()) {
+      return Fail(
+          "loop",
+          absl::Status(bundled.status().code(),
+                       Cat("--net-in auto: ", bundled.status().message())),
+          kExitInvalidInput);
+    }
+    options.start_net = *bundled;
   }
   // options.evaluators stays empty: the loop makes its evaluators from the
   // config's evaluator section (nn::MakeEvaluator).

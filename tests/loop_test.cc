@@ -15,10 +15,13 @@
 #include <optional>
 #include <sstream>
 
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "nn/weights_file.h"
 #include "tests/loop_fixtures.h"
 #include "tests/test_toolkit.h"
 #include "training/loop_budget.h"
@@ -185,6 +188,56 @@ TEST(LoopTest, ABudgetStopsTheRunAndARerunWithoutOneFinishesIt) {
   ASSERT_EQ(RunVolkhvLoop("--dir " + run), 0);
   ExpectCompleteRun(run, 2);
   EXPECT_EQ(RunVolkhvLoop("--dir " + run + " --cpu-hours -1"), 2);
+}
+
+// `--net-in`: a new run's generation 0 is the given net (its weights and
+// architecture, not the config's; its provenance names the file), a rerun
+// with the same net continues, and another net, a net of another game or a
+// missing file are refused, naming what is wrong.
+TEST(LoopTest, ARunStartsFromTheGivenNet) {
+  const std::string dir = FreshDir("start");
+  const std::string config = WriteConfig(dir, 1);
+  const std::string start = dir + "/start.net";
+  testing::InitNet("tavlei9", start);
+  const std::string run = dir + "/run";
+  const std::string args = "loop --config " + config + " --dir " + run;
+  RunResult r = Volkhv(args + " --net-in " + start);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  absl::StatusOr<nn::NetworkWeights> given = nn::ReadNetworkWeights(start);
+  absl::StatusOr<nn::NetworkWeights> zero =
+      nn::ReadNetworkWeights(run + "/nets/gen-0000.net");
+  absl::StatusOr<nn::NetworkWeights> one =
+      nn::ReadNetworkWeights(run + "/nets/gen-0001.net");
+  ASSERT_TRUE(given.ok() && zero.ok() && one.ok());
+  ASSERT_EQ(zero->tensors.size(), given->tensors.size());
+  for (size_t i = 0; i < given->tensors.size(); ++i) {
+    EXPECT_EQ(zero->tensors[i].values, given->tensors[i].values)
+        << given->tensors[i].name;
+  }
+  EXPECT_EQ(zero->header.provenance().generation(), 0);
+  EXPECT_TRUE(Contains(zero->header.provenance().note(), start))
+      << zero->header.provenance().note();
+  // The tiny config asks for 8 filters; the run trains the given net's.
+  EXPECT_EQ(one->architecture().filters(), given->architecture().filters());
+  EXPECT_NE(one->architecture().filters(), 8);
+
+  r = Volkhv(args + " --net-in " + start);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string other = dir + "/other.net";
+  ASSERT_TRUE(fs::copy_file(run + "/nets/gen-0001.net", other));
+  r = Volkhv(args + " --net-in " + other);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "was started from another net")) << r.err;
+
+  const std::string tavreli = dir + "/tavreli.net";
+  testing::InitNet("tavreli", tavreli);
+  r = Volkhv(args + "-fresh --net-in " + tavreli);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "net is for game tavreli, not tavlei9")) << r.err;
+  EXPECT_FALSE(fs::exists(run + "-fresh/nets/gen-0000.net"));
+  r = Volkhv(args + "-fresh --net-in " + dir + "/missing.net");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "missing.net")) << r.err;
 }
 
 // Gumbel self-play: the records carry the improved policy, the trainer
@@ -365,6 +418,33 @@ TEST(LoopBudgetTest, StopsWhenSpentOrWhenTheMeanGenerationWouldOverrun) {
   EXPECT_NE(training::BudgetStop({.cpu_hours = 0, .wall_hours = 5}, done)
                 .find("wall-clock budget: 4.167 of 5.000 hours"),
             std::string::npos);
+}
+
+// Every row of metrics.csv has the header's columns, whatever a generation
+// lacks (a validation split, a match against the random player), so that a
+// column read by name (the scripts' cpu_seconds) is that column.
+TEST(LoopReportTest, EveryMetricsRowHasTheHeadersColumns) {
+  std::vector<proto::GenerationRecord> rows(3);
+  for (int i = 0; i < 3; ++i) {
+    rows[i].set_generation(i + 1);
+    rows[i].set_cpu_seconds(10.5 * (i + 1));
+  }
+  rows[0].mutable_training()->set_has_validation(true);
+  rows[0].mutable_training()->set_validation_value_loss(0.9);
+  rows[1].mutable_vs_random()->set_score(1);
+  const std::string path = TempPath("metrics_columns.csv");
+  ASSERT_TRUE(training::WriteMetricsCsv(rows, path).ok());
+  std::ifstream in(path);
+  std::vector<std::vector<std::string>> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(absl::StrSplit(line, ','));
+  }
+  ASSERT_EQ(lines.size(), 4);
+  ASSERT_EQ(lines[0].back(), "cpu_seconds");
+  for (int i = 1; i < 4; ++i) {
+    ASSERT_EQ(lines[i].size(), lines[0].size()) << "row " << i;
+    EXPECT_EQ(lines[i].back(), absl::StrFormat("%.3f", 10.5 * i));
+  }
 }
 
 TEST(LoopTest, KilledAndRestartedLoopLosesNothing) {

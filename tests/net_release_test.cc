@@ -80,6 +80,36 @@ TEST_F(NetReleaseTest, TheLastGenerationWithGamesHoursConfigAndCommit) {
             "configs/tavlei9-cpu-quick.textproto");
 }
 
+// A run started from a released net (`volkhv loop --net-in`): its
+// generation 0 carries that net's games and hours, and the release adds
+// them to the run's.
+TEST_F(NetReleaseTest, ARunStartedFromAReleasedNetCountsItsGamesAndHours) {
+  absl::StatusOr<nn::NetworkWeights> zero =
+      nn::ReadNetworkWeights(run_.File("gen0.net"));
+  ASSERT_TRUE(zero.ok()) << zero.status();
+  proto::Provenance* before = zero->header.mutable_provenance();
+  before->set_selfplay_games(600);
+  before->set_loop_hours(1.25);
+  before->set_cpu_hours(0.75);
+  ASSERT_TRUE(
+      nn::WriteNetworkWeights(*zero, run_.File("nets/gen-0000.net")).ok());
+  ReleaseOptions options;
+  options.run_dir = run_.path();
+  options.cpu_hours = 2.5;
+  absl::StatusOr<nn::NetworkWeights> net = ReleaseNet(options);
+  ASSERT_TRUE(net.ok()) << net.status();
+  const proto::Provenance& p = net->header.provenance();
+  EXPECT_EQ(p.selfplay_games(), 630);
+  EXPECT_DOUBLE_EQ(p.loop_hours(), 2.75);
+  EXPECT_DOUBLE_EQ(p.cpu_hours(), 3.25);
+
+  testing::WriteFile(run_.File("nets/gen-0000.net"), "not a net");
+  net = ReleaseNet(options);
+  ASSERT_FALSE(net.ok());
+  EXPECT_NE(net.status().message().find("gen-0000.net"), std::string::npos)
+      << net.status();
+}
+
 TEST_F(NetReleaseTest, ErrorsNameTheRunFileAtFault) {
   ReleaseOptions options;
   options.run_dir = run_.path();

@@ -187,6 +187,8 @@ class Loop {
     if (options_.log) options_.log(line);
   }
   absl::Status EnsureNetZero();
+  // Generation 0 from options_.start_net (LoopOptions says how).
+  absl::Status StartFromNet();
   // The net whose games generation `g + 1` learns from.
   std::string SelfplayNet(int g,
                           const std::vector<proto::GenerationRecord>& done);
@@ -218,7 +220,21 @@ class Loop {
   const nn::EvaluatorFactory evaluators_;
 };
 
+// Whether two nets have the same tensors (names, shapes and values).
+bool SameWeights(const nn::NetworkWeights& a, const nn::NetworkWeights& b) {
+  if (a.tensors.size() != b.tensors.size()) return false;
+  for (size_t i = 0; i < a.tensors.size(); ++i) {
+    const nn::TensorData& x = a.tensors[i];
+    const nn::TensorData& y = b.tensors[i];
+    if (x.name != y.name || x.shape != y.shape || x.values != y.values) {
+      return false;
+    }
+  }
+  return true;
+}
+
 absl::Status Loop::EnsureNetZero() {
+  if (!options_.start_net.empty()) return StartFromNet();
   if (fs::exists(paths_.Net(0))) return absl::OkStatus();
   const uint64_t seed = config_.network().seed();
   absl::StatusOr<proto::NetworkFile> header = nn::NewNetworkHeader(
@@ -231,6 +247,42 @@ absl::Status Loop::EnsureNetZero() {
   Log(Cat("generation 0: a random ",
           nn::ArchitectureSummary(header->architecture()), " net"));
   return nn::WriteNetworkWeights(*weights, paths_.Net(0));
+}
+
+absl::Status Loop::StartFromNet() {
+  absl::StatusOr<nn::NetworkWeights> start =
+      nn::ReadNetworkWeights(options_.start_net);
+  if (!start.ok()) return start.status();
+  absl::StatusOr<std::unique_ptr<Encoder>> encoder =
+      MakeEncoder(game_->Info(), nn::EncoderOptionsOf(*start));
+  if (!encoder.ok()) return encoder.status();
+  if (absl::Status fits =
+          nn::CheckNetworkFits(*start, game_->Info().name, **encoder);
+      !fits.ok()) {
+    return absl::InvalidArgumentError(
+        Cat(options_.start_net, ": ", fits.message()));
+  }
+  if (fs::exists(paths_.Net(0))) {
+    absl::StatusOr<nn::NetworkWeights> zero =
+        nn::ReadNetworkWeights(paths_.Net(0));
+    if (!zero.ok()) return zero.status();
+    if (!SameWeights(*start, *zero)) {
+      return absl::FailedPreconditionError(
+          Cat(options_.run_dir, " was started from another net than ",
+              options_.start_net, " (", paths_.Net(0),
+              "); continue it without --net-in, or use a new --dir"));
+    }
+    return absl::OkStatus();
+  }
+  const proto::Provenance& from = start->header.provenance();
+  Log(Cat("generation 0: ", options_.start_net, ", a ",
+          nn::ArchitectureSummary(start->architecture()), " net (generation ",
+          from.generation(), " of its own run)"));
+  start->header.mutable_provenance()->set_note(
+      Cat("generation 0: started from ", options_.start_net, " (generation ",
+          from.generation(), "; ", from.note(), ")"));
+  start->header.mutable_provenance()->set_generation(0);
+  return nn::WriteNetworkWeights(*start, paths_.Net(0));
 }
 
 std::string Loop::SelfplayNet(

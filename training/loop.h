@@ -1,8 +1,8 @@
-// The generation loop: generation 0 (a random net) plays itself, the
-// trainer learns from the games and writes generation 1, which is measured
-// against generation 0 and plays the next games; and so on. Every stage
-// leaves complete files only (atomic writes), so a killed loop restarted on
-// the same run directory goes on where it stopped: no generation is lost or
+// The generation loop: generation 0 (a random net, or a given one) plays
+// itself, the trainer learns from the games and writes generation 1, which
+// is measured against generation 0 and plays the next games; and so on. Every
+// stage leaves complete files only (atomic writes), so a killed loop restarted
+// on the same run directory goes on where it stopped: no generation is lost or
 // repeated and no half-written file is used.
 //
 // The run directory:
@@ -50,6 +50,14 @@ struct LoopOptions {
   // and a run directory that has a different one: an error (a run keeps
   // its config).
   std::optional<proto::LoopConfig> config;
+  // A net to start a new run from (`volkhv loop --net-in`): generation 0 is
+  // this net instead of a random one of config.network, so its architecture
+  // is the run's. It must fit the run's game (nn::CheckNetworkFits); its
+  // provenance is kept, with the note naming the file, so that `volkhv net
+  // bundle` counts the games and hours it was trained with. Given for a run
+  // that already has a generation 0, that net must have the same weights.
+  // Empty: a random net.
+  std::string start_net;
   // Makes the evaluator of a net file of the run for the run's game. Empty
   // (the usual): nn::MakeEvaluator with the config's evaluator section
   // (nn/evaluator_factory.h). Either way a net is loaded once and shared by

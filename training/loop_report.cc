@@ -145,7 +145,7 @@ absl::Status WriteMetricsCsv(const std::vector<proto::GenerationRecord>& rows,
            t.has_validation()
                ? absl::StrFormat("%.5f,%.5f,", t.validation_policy_loss(),
                                  t.validation_value_loss())
-               : std::string(","),
+               : std::string(",,"),
            absl::StrFormat("%.4f,%.4f,%.1f,%.4f,", t.policy_accuracy(),
                            t.value_accuracy(), t.samples_per_second(),
                            t.load_wait_share()),

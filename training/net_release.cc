@@ -1,5 +1,7 @@
 #include "training/net_release.h"
 
+#include <filesystem>
+
 #include "absl/strings/str_format.h"
 #include "engine/util/strings.h"
 #include "nn/text_proto.h"
@@ -41,8 +43,17 @@ absl::StatusOr<nn::NetworkWeights> ReleaseNet(const ReleaseOptions& options) {
                                    ", not ", generation));
   }
 
-  int64_t games = 0;
-  double loop_seconds = 0;
+  // A run started from a released net (`volkhv loop --net-in`) goes on
+  // from its games and hours; a random generation 0 has none.
+  proto::Provenance before;
+  const std::string zero_path = Cat(options.run_dir, "/nets/gen-0000.net");
+  if (std::filesystem::exists(zero_path)) {
+    absl::StatusOr<nn::NetworkWeights> zero = nn::ReadNetworkWeights(zero_path);
+    if (!zero.ok()) return zero.status();
+    before = zero->header.provenance();
+  }
+  int64_t games = before.selfplay_games();
+  double loop_seconds = before.loop_hours() * 3600;
   for (int g = 0; g < generation; ++g) {
     games += (*generations)[g].selfplay().games();
     loop_seconds += (*generations)[g].wall_seconds();
@@ -53,7 +64,9 @@ absl::StatusOr<nn::NetworkWeights> ReleaseNet(const ReleaseOptions& options) {
   p->set_config_text(*config_text);
   p->set_selfplay_games(games);
   p->set_loop_hours(loop_seconds / 3600);
-  if (options.cpu_hours >= 0) p->set_cpu_hours(options.cpu_hours);
+  if (options.cpu_hours >= 0) {
+    p->set_cpu_hours(options.cpu_hours + before.cpu_hours());
+  }
   if (!options.source_commit.empty()) {
     p->set_source_commit(options.source_commit);
   }
