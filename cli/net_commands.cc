@@ -214,7 +214,9 @@ int NetBundle(const std::vector<std::string>& args) {
       {"config-name", "NAME", "",
        "the config's name in the provenance (default: RUN/config.textproto)"},
       {"commit", "SHA", "", "the source commit that trained the run"},
-      {"cpu-hours", "H", "", "the CPU time the run took, in hours"},
+      {"cpu-hours", "H", "",
+       "the CPU time the run took, in hours (a run started from a released "
+       "net adds that net's)"},
       {"note", "TEXT", "", "a note for the provenance"},
       {"help", "", "", "print this help"},
   };
