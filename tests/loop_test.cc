@@ -238,6 +238,21 @@ TEST(LoopTest, ARunStartsFromTheGivenNet) {
   r = Volkhv(args + "-fresh --net-in " + dir + "/missing.net");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(Contains(r.err, "missing.net")) << r.err;
+
+  // auto: the game's bundled net, here from $VOLKHV_NETS.
+  const std::string nets = dir + "/nets";
+  fs::create_directories(nets);
+  ASSERT_TRUE(fs::copy_file(start, nets + "/tavlei9.net"));
+  r = Volkhv(args + "-auto --net-in auto", "VOLKHV_NETS=" + nets);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.err, nets + "/tavlei9.net")) << r.err;
+  absl::StatusOr<nn::NetworkWeights> from_auto =
+      nn::ReadNetworkWeights(run + "-auto/nets/gen-0000.net");
+  ASSERT_TRUE(from_auto.ok());
+  EXPECT_EQ(from_auto->tensors.front().values, given->tensors.front().values);
+  r = Volkhv(args + "-none --net-in auto", "VOLKHV_NETS=" + dir + "/empty");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "--net-in auto: ")) << r.err;
 }
 
 // Gumbel self-play: the records carry the improved policy, the trainer
