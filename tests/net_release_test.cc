@@ -102,6 +102,20 @@ TEST_F(NetReleaseTest, ARunStartedFromAReleasedNetCountsItsGamesAndHours) {
   EXPECT_EQ(p.selfplay_games(), 630);
   EXPECT_DOUBLE_EQ(p.loop_hours(), 2.75);
   EXPECT_DOUBLE_EQ(p.cpu_hours(), 3.25);
+  // Without --cpu-hours and --commit the started net's are not handed on.
+  absl::StatusOr<nn::NetworkWeights> trained =
+      nn::ReadNetworkWeights(run_.File("nets/gen-0002.net"));
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  trained->header.mutable_provenance()->set_cpu_hours(0.75);
+  trained->header.mutable_provenance()->set_source_commit("old");
+  ASSERT_TRUE(
+      nn::WriteNetworkWeights(*trained, run_.File("nets/gen-0002.net")).ok());
+  options.cpu_hours = -1;
+  net = ReleaseNet(options);
+  ASSERT_TRUE(net.ok()) << net.status();
+  EXPECT_FALSE(net->header.provenance().has_cpu_hours());
+  EXPECT_FALSE(net->header.provenance().has_source_commit());
+  options.cpu_hours = 2.5;
 
   testing::WriteFile(run_.File("nets/gen-0000.net"), "not a net");
   net = ReleaseNet(options);

@@ -64,9 +64,13 @@ absl::StatusOr<nn::NetworkWeights> ReleaseNet(const ReleaseOptions& options) {
   p->set_config_text(*config_text);
   p->set_selfplay_games(games);
   p->set_loop_hours(loop_seconds / 3600);
+  // Not measured or not given: unset, not the hours or commit a started
+  // run's generation 0 handed down through the trainer.
+  p->clear_cpu_hours();
   if (options.cpu_hours >= 0) {
     p->set_cpu_hours(options.cpu_hours + before.cpu_hours());
   }
+  p->clear_source_commit();
   if (!options.source_commit.empty()) {
     p->set_source_commit(options.source_commit);
   }
