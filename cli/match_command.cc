@@ -31,6 +31,7 @@
 #include "selfplay/elo.h"
 #include "selfplay/game_clock.h"
 #include "selfplay/match.h"
+#include "selfplay/match_records.h"
 #include "selfplay/player_spec.h"
 
 namespace volkhv::cli {
@@ -101,6 +102,10 @@ std::vector<OptionSpec> MatchSpecs() {
        "or gauntlet (the first player against each other one)"},
       {"records-out", "FILE", "",
        "write every game to FILE as protobuf game records (.vrec)"},
+      {"records-targets", "KIND", "none",
+       "what the records train: none, or played (each player's move is the "
+       "policy target, its evaluation blends into the value target; for "
+       "`volkhv train --records`)"},
       {"no-comments", "", "", "no {evaluation} comments in the game file"},
       {"seed", "S", "1", "seed of the openings and the players"},
       {"max-plies", "N", "500", "adjudicate a draw after N plies (0 = never)"},
@@ -150,58 +155,6 @@ absl::StatusOr<std::vector<std::string>> ExtractPlayers(
   }
   *args = std::move(rest);
   return players;
-}
-
-// The match's games as protobuf game records (proto/game_record.proto).
-std::vector<proto::GameRecord> ToRecords(
-    const selfplay::MatchReport& report, const Game& game,
-    const selfplay::MatchOptions& options) {
-  std::vector<proto::GameRecord> records;
-  const std::string created = UtcTimestamp();
-  for (const selfplay::GameOutcome& g : report.games) {
-    proto::GameRecord& r = records.emplace_back();
-    r.set_game(game.Info().name);
-    if (options.variant != "standard") r.set_game_options(options.variant);
-    r.set_start_position(g.start_position);
-    for (size_t i = 0; i < g.moves.size(); ++i) {
-      proto::PlyRecord* ply = r.add_plies();
-      ply->set_move(PackMove(g.moves[i]));
-      ply->set_move_text(g.move_texts[i]);
-      ply->set_full_search(false);  // not a training target
-    }
-    r.set_winner(g.first_score > 0.75   ? proto::GameRecord::FIRST_PLAYER
-                 : g.first_score < 0.25 ? proto::GameRecord::SECOND_PLAYER
-                                        : proto::GameRecord::DRAW);
-    switch (g.end) {
-      case selfplay::GameOutcome::End::kRules:
-        r.set_termination(TerminationCode(g.rules_termination));
-        break;
-      case selfplay::GameOutcome::End::kMaxPlies:
-        r.set_termination(TerminationCode(Termination::kMaxLength));
-        break;
-      case selfplay::GameOutcome::End::kScore:
-        r.set_termination(TerminationCode(Termination::kResignation));
-        break;
-      case selfplay::GameOutcome::End::kIllegalMove:
-        r.set_termination(TerminationCode(Termination::kNone));
-        break;
-      case selfplay::GameOutcome::End::kTimeForfeit:
-        r.set_termination(TerminationCode(Termination::kTimeForfeit));
-        break;
-      case selfplay::GameOutcome::End::kForfeit:
-      case selfplay::GameOutcome::End::kDraw:
-        r.set_termination(TerminationCode(Termination::kAdjudication));
-        break;
-      case selfplay::GameOutcome::End::kResignation:
-        r.set_termination(TerminationCode(Termination::kResignation));
-        break;
-    }
-    r.set_net_generation(-1);
-    r.set_engine(Cat("volkhv match: ", report.players[g.first], " vs ",
-                     report.players[g.second]));
-    r.set_created(created);
-  }
-  return records;
 }
 
 }  // namespace
@@ -313,6 +266,14 @@ int RunMatch(const std::vector<std::string>& raw_args) {
     return usage("--resume needs --pgn-out FILE (the match's game file)");
   }
   options.interrupt = &g_interrupt;
+  const absl::StatusOr<selfplay::MatchRecordTargets> targets =
+      selfplay::ParseMatchRecordTargets(cl->Get("records-targets"));
+  if (!targets.ok()) {
+    return usage(Cat("--records-targets: ", targets.status().message()));
+  }
+  if (cl->Given("records-targets") && !cl->Given("records-out")) {
+    return usage("--records-targets needs --records-out FILE");
+  }
 
   absl::StatusOr<std::unique_ptr<Game>> game = GameFromCommandLine(*cl);
   if (!game.ok()) return Fail(kCommand, game.status(), kExitUsage);
@@ -425,8 +386,8 @@ int RunMatch(const std::vector<std::string>& raw_args) {
   }
   if (cl->Given("records-out")) {
     const std::string& path = cl->Get("records-out");
-    if (absl::Status s =
-            WriteGameRecords(path, ToRecords(*report, **game, options));
+    if (absl::Status s = WriteGameRecords(
+            path, selfplay::MatchRecords(*report, **game, options, *targets));
         !s.ok()) {
       return Fail(kCommand, s, kExitInvalidInput);
     }

@@ -112,6 +112,13 @@ struct GameOutcome {
   std::string start_position;           // before the opening's moves
   std::vector<Move> moves;              // every ply, the opening's included
   std::vector<std::string> move_texts;  // the same in canonical notation
+  // How many of `moves` are the opening's (played by neither player); 0 for
+  // a resumed game, whose opening is not known.
+  int opening_plies = 0;
+  // What the mover thought of the position at each player's ply,
+  // evals[i] for moves[opening_plies + i] (absent for a player without an
+  // evaluation); empty for a resumed game.
+  std::vector<std::optional<search::PlayerEval>> evals;
 };
 
 // The results of two players against each other, from `a`'s side.

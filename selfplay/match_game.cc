@@ -44,6 +44,7 @@ PlayedGame PlayGame(const Game& game, const Opening& opening,
     outcome.moves.push_back(m);
     state->Play(m);
   }
+  outcome.opening_plies = static_cast<int>(outcome.moves.size());
   // Clocks by player (0: the first); the sides to move follow the
   // position, which may start with the second player to move.
   std::optional<GameClock> clock[2];
@@ -144,6 +145,7 @@ PlayedGame PlayGame(const Game& game, const Opening& opening,
     record.comments.push_back(options.comments && eval ? eval->Comment()
                                                        : std::string());
     outcome.moves.push_back(m);
+    outcome.evals.push_back(eval);
     state->Play(m);
     if (std::optional<Verdict> verdict =
             adjudicator.AfterMove(mover, eval, state->PliesPlayed())) {

@@ -31,8 +31,8 @@ absl::StatusOr<std::unique_ptr<GameState>> StartState(const Game& game,
 // `clocks[0]` is the first player's time control, `clocks[1]` the
 // second's (absent: no clock). `halted` is asked before every move and
 // after any failed one. Fills the outcome's first_score, plies,
-// termination, detail, end, moves and the record's moves, comments,
-// result and termination.
+// termination, detail, end, moves, opening_plies, evals and the record's
+// moves, comments, result and termination.
 PlayedGame PlayGame(const Game& game, const Opening& opening,
                     search::Player* first, search::Player* second,
                     const std::optional<ClockSpec> clocks[2],

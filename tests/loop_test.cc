@@ -27,6 +27,7 @@
 #include "training/loop_budget.h"
 #include "training/loop_report.h"
 #include "training/run_lock.h"
+#include "training/training_config.h"
 
 namespace volkhv {
 namespace {
@@ -609,6 +610,11 @@ TEST(LoopTest, ShippedConfigsAreValid) {
        fs::directory_iterator(std::string(VOLKHV_SOURCE_DIR) + "/configs")) {
     const std::string name = entry.path().filename().string();
     if (name.starts_with("net-") || name.starts_with("selfplay-")) continue;
+    if (name.starts_with("train-")) {  // `volkhv train --config`
+      auto config = training::ReadTrainingConfig(entry.path().string());
+      EXPECT_TRUE(config.ok()) << name << ": " << config.status().message();
+      continue;
+    }
     auto config = training::ReadLoopConfig(entry.path().string());
     EXPECT_TRUE(config.ok()) << name << ": " << config.status().message();
     ++configs;

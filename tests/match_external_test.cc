@@ -629,6 +629,16 @@ TEST(MatchCliTest, BadClockAndAdjudicationOptionsAreUsageErrors) {
   r = Volkhv("match --player random --player random --resume");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.err, "--resume needs --pgn-out FILE"));
+  r = Volkhv("match --player random --player random --records-targets played");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--records-targets needs --records-out FILE"));
+  r = Volkhv(
+      "match --player random --player random --records-out x.vrec "
+      "--records-targets visits");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err,
+                       "--records-targets: 'visits' is not a kind of "
+                       "record target (none, played)"));
 }
 
 }  // namespace

@@ -114,6 +114,19 @@ TEST(CentipawnsTest, LcZeroCentipawnValues) {
   EXPECT_EQ(CentipawnsFromQ(0.99), 3968);
 }
 
+TEST(CentipawnsTest, QFromCentipawnsInvertsCentipawnsFromQ) {
+  EXPECT_EQ(QFromCentipawns(0), 0);
+  EXPECT_NEAR(QFromCentipawns(89), 0.4987, 1e-4);  // atan(89/90)/1.56375
+  EXPECT_NEAR(QFromCentipawns(-546), -0.9000, 1e-4);
+  for (int cp : {-9999, -3968, -100, -1, 1, 14, 37, 100, 546, 9999}) {
+    EXPECT_EQ(CentipawnsFromQ(QFromCentipawns(cp)), cp) << cp;
+  }
+  // Proven results and beyond.
+  EXPECT_EQ(QFromCentipawns(10000), 1);
+  EXPECT_EQ(QFromCentipawns(29990), 1);
+  EXPECT_EQ(QFromCentipawns(-29990), -1);
+}
+
 TEST(CentipawnsTest, ClampedBelowProvenScores) {
   // 90 * tan(1.5637541897 * 0.999) is about 10458: clamped to 9999.
   EXPECT_EQ(CentipawnsFromQ(0.999), 9999);

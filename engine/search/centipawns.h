@@ -14,6 +14,12 @@ namespace volkhv::search {
 // outside [-1, 1] counts as -1 or 1. Thread-safe (pure).
 int CentipawnsFromQ(double q);
 
+// The inverse of CentipawnsFromQ: the expected result q in (-1, 1) of a
+// centipawn-like score, atan(cp / 90) / 1.5637541897, so that
+// CentipawnsFromQ(QFromCentipawns(cp)) == cp for |cp| <= 9999; scores
+// beyond that (proven results) give +-1. Thread-safe (pure).
+double QFromCentipawns(int cp);
+
 }  // namespace volkhv::search
 
 #endif  // VOLKHV_ENGINE_SEARCH_CENTIPAWNS_H_
