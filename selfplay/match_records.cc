@@ -12,7 +12,7 @@
 namespace volkhv::selfplay {
 namespace {
 
-int Termination(const GameOutcome& g) {
+int TerminationCodeOf(const GameOutcome& g) {
   switch (g.end) {
     case GameOutcome::End::kRules:
       return TerminationCode(g.rules_termination);
@@ -86,7 +86,7 @@ std::vector<proto::GameRecord> MatchRecords(const MatchReport& report,
     r.set_winner(g.first_score > 0.75   ? proto::GameRecord::FIRST_PLAYER
                  : g.first_score < 0.25 ? proto::GameRecord::SECOND_PLAYER
                                         : proto::GameRecord::DRAW);
-    r.set_termination(Termination(g));
+    r.set_termination(TerminationCodeOf(g));
     r.set_net_generation(-1);
     r.set_engine(Cat("volkhv match: ", report.players[g.first], " vs ",
                      report.players[g.second]));
