@@ -119,6 +119,7 @@ absl::StatusOr<search::SearchParams> SelfplaySearchParams(
   // quiescence: play's default (docs/search.md) is measured for learning
   // only in Tavreli, where it helps (configs/tavreli-cpu-quiescence).
   params.leaf_quiescence_weight = 0;
+  params.leaf_search_depth = 0;  // the loop configs were measured without it
   for (const proto::SelfplayConfig::SearchParam& p : config.search_params()) {
     if (absl::Status s = search::SetSearchParam(&params, p.name(), p.value());
         !s.ok()) {

@@ -47,9 +47,12 @@ int QuiescenceOf(GameState* state,
   return search.QuiescenceScore(state);
 }
 
+// The quiescence alone at the leaves (leaf_search_depth 0); LeafSearchTest
+// below sets a depth.
 SearchParams WithQuiescence(double weight) {
   SearchParams params;
   params.leaf_quiescence_weight = weight;
+  params.leaf_search_depth = 0;
   return params;
 }
 
@@ -249,6 +252,51 @@ TEST(LeafQuiescenceTest, TheRaisedPriorKeepsTheRecaptureFromBeingAveragedAway) {
   const MoveInfo raised = search_with(0.5);
   EXPECT_LT(raised.q, -0.3);
   EXPECT_LT(raised.visits, 10u);
+}
+
+// White to move, a queen each and no capture on: depth 1 finds a quiet move
+// (d1-d8, check) better than standing pat, which quiescence never plays.
+constexpr char kQuietMoveBest[] = "7k/q7/8/8/8/8/8/3Q3K w - - 0 1";
+
+TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
+  const double scale = SearchParams().leaf_quiescence_scale;
+  nn::UniformEvaluator uniform;
+  for (const char* position : {kHangingQueen, kPoisonedPawn, kQuietMoveBest}) {
+    SCOPED_TRACE(position);
+    std::unique_ptr<GameState> s = StateOf("tavreli", position);
+    std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+    AlphaBetaOptions options;
+    options.quiescence_plies = SearchParams().leaf_quiescence_plies;
+    options.recapture_plies = SearchParams().leaf_quiescence_recaptures;
+    AlphaBetaSearch reference(h.get(), options);
+    AlphaBetaLimits depth1;
+    depth1.depth = 1;
+    const AlphaBetaResult expected = reference.Search(*s, depth1);
+    SearchParams params = WithQuiescence(1.0);
+    params.leaf_search_depth = SearchParams().leaf_search_depth;  // Tavreli's
+    Search search(params, &uniform, nullptr, 1);
+    search.SetHeuristic(h.get());
+    ASSERT_TRUE(search.SetPosition(*s).ok());
+    const SearchResult r = search.Run(Visits(1));
+    EXPECT_NEAR(r.root_q, std::tanh(expected.score / scale), 1e-5);
+    // The search's best move, quiet or not, takes the prior's share.
+    const float uniform_prior = 1.0f / r.moves.size();
+    const double share = SearchParams().leaf_quiescence_prior;
+    EXPECT_NEAR(InfoOf(r, *s, s->MoveText(expected.best_move)).prior,
+                (1 - share) * uniform_prior + share, 1e-6);
+  }
+  // The game's choice, measured at equal time (docs/search.md).
+  EXPECT_EQ(SearchParams().leaf_search_depth, -1);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavreli"))->LeafSearchDepth(), 1);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavlei9"))->LeafSearchDepth(), 1);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavlei11"))->LeafSearchDepth(), 0);
+  // Where a quiet move is best the two leaf scores differ.
+  std::unique_ptr<GameState> quiet = StateOf("tavreli", kQuietMoveBest);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*quiet);
+  AlphaBetaSearch reference(h.get(), AlphaBetaOptions{});
+  AlphaBetaLimits depth1;
+  depth1.depth = 1;
+  EXPECT_GT(reference.Search(*quiet, depth1).score, QuiescenceOf(quiet.get()));
 }
 
 }  // namespace

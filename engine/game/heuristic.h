@@ -49,6 +49,13 @@ class Heuristic {
   // moves[i]. `out` has room for moves.size() entries.
   virtual void ClassifyMoves(const GameState& state, const MoveList& moves,
                              MoveClass* out) const = 0;
+
+  // How many full-width plies the MCTS's leaves search with this heuristic
+  // when SearchParams::leaf_search_depth is left to the game (-1): what
+  // played best at equal time per move in the game (docs/search.md, "A
+  // shallow search at the leaves"). Where a position has many moves a leaf
+  // search costs more than it finds.
+  virtual int LeafSearchDepth() const { return 0; }
 };
 
 }  // namespace volkhv

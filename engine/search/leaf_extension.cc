@@ -223,17 +223,29 @@ void Search::ScoreQuiescence(Worker* worker) {
       worker->quiescence->options().recapture_plies !=
           params_.leaf_quiescence_recaptures) {
     AlphaBetaOptions options;
-    options.hash_mb = 1;  // the least; quiescence uses no table
+    options.hash_mb = 1;  // the least; only leaf_search_depth uses it
     options.quiescence_plies = params_.leaf_quiescence_plies;
     options.recapture_plies = params_.leaf_quiescence_recaptures;
     worker->quiescence = std::make_unique<AlphaBetaSearch>(heuristic_, options);
   }
+  const int leaf_search_depth = params_.leaf_search_depth >= 0
+                                    ? params_.leaf_search_depth
+                                    : heuristic_->LeafSearchDepth();
   for (int i = 0; i < worker->num_pending; ++i) {
     Slot* slot = worker->slots[i].get();
     if (slot->known) continue;
     Move move;
-    const int score =
-        worker->quiescence->QuiescenceScore(slot->state.get(), &move);
+    int score;
+    if (leaf_search_depth > 0) {
+      AlphaBetaLimits limits;
+      limits.depth = leaf_search_depth;
+      const AlphaBetaResult result =
+          worker->quiescence->Search(*slot->state, limits);
+      score = result.score;
+      move = result.best_move;
+    } else {
+      score = worker->quiescence->QuiescenceScore(slot->state.get(), &move);
+    }
     worker->quiescence_move.push_back(move);
     worker->quiescence_wl.push_back(
         static_cast<float>(std::tanh(score / params_.leaf_quiescence_scale)));

@@ -108,6 +108,10 @@ const Row kRows[] = {
     {"leaf_quiescence_prior", &SearchParams::leaf_quiescence_prior, 0.5, 0, 1,
      "share of a new leaf's priors moved to the move its quiescence is best "
      "with, a capture or an evasion (0 = off)"},
+    {"leaf_search_depth", &SearchParams::leaf_search_depth, -1, -1, 4,
+     "with leaf_quiescence_weight: full-width alpha-beta plies searched "
+     "before the leaves' quiescence (0 = quiescence only, -1 = the game's "
+     "choice: 1 in Tavreli and Tavlei 9x9, 0 in Tavlei 11x11)"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,

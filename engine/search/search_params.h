@@ -135,6 +135,16 @@ struct SearchParams {
   // recapture. The raised prior makes the recapture the reply searched first
   // and most.
   double leaf_quiescence_prior;
+  // With leaf_quiescence_weight: a new leaf's score comes from an
+  // alpha-beta search this many full-width plies deep (and the quiescence
+  // above at its horizon) instead of the quiescence alone, as MCTS-minimax
+  // hybrids do (Baier and Winands 2015). A threat one quiet move away, which
+  // averaging over weak priors misses, shows in the leaf's value; a leaf
+  // costs about as many quiescence searches as it has moves. -1 (play's
+  // default): the game's choice, Heuristic::LeafSearchDepth (what won at
+  // equal time: docs/search.md). Self-play (SelfplaySearchParams) uses 0
+  // unless its config sets it. 0: quiescence only.
+  int leaf_search_depth;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;

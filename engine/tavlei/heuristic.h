@@ -61,6 +61,9 @@ class TavleiHeuristic final : public Heuristic {
   int Evaluate(const GameState& state) const override;
   void ClassifyMoves(const GameState& state, const MoveList& moves,
                      MoveClass* out) const override;
+  // 1 on the 9x9 board; 0 on 11x11, where a position has about 116 moves
+  // and a leaf's search lost at equal time.
+  int LeafSearchDepth() const override { return game_name_ == "tavlei9"; }
 
  private:
   std::string game_name_;

@@ -63,6 +63,7 @@ class TavreliHeuristic final : public Heuristic {
   int Evaluate(const GameState& state) const override;
   void ClassifyMoves(const GameState& state, const MoveList& moves,
                      MoveClass* out) const override;
+  int LeafSearchDepth() const override { return 1; }
 };
 
 }  // namespace volkhv::tavreli
