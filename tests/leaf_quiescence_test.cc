@@ -258,6 +258,18 @@ TEST(LeafQuiescenceTest, TheRaisedPriorKeepsTheRecaptureFromBeingAveragedAway) {
 // (d1-d8, check) better than standing pat, which quiescence never plays.
 constexpr char kQuietMoveBest[] = "7k/q7/8/8/8/8/8/3Q3K w - - 0 1";
 
+// The depth-1 alpha-beta search of `state` with the leaves' quiescence.
+AlphaBetaResult DepthOneOf(const GameState& state) {
+  std::unique_ptr<Heuristic> h = HeuristicFor(state);
+  AlphaBetaOptions options;
+  options.quiescence_plies = SearchParams().leaf_quiescence_plies;
+  options.recapture_plies = SearchParams().leaf_quiescence_recaptures;
+  AlphaBetaSearch search(h.get(), options);
+  AlphaBetaLimits limits;
+  limits.depth = 1;
+  return search.Search(state, limits);
+}
+
 TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
   const double scale = SearchParams().leaf_quiescence_scale;
   nn::UniformEvaluator uniform;
@@ -265,13 +277,7 @@ TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
     SCOPED_TRACE(position);
     std::unique_ptr<GameState> s = StateOf("tavreli", position);
     std::unique_ptr<Heuristic> h = HeuristicFor(*s);
-    AlphaBetaOptions options;
-    options.quiescence_plies = SearchParams().leaf_quiescence_plies;
-    options.recapture_plies = SearchParams().leaf_quiescence_recaptures;
-    AlphaBetaSearch reference(h.get(), options);
-    AlphaBetaLimits depth1;
-    depth1.depth = 1;
-    const AlphaBetaResult expected = reference.Search(*s, depth1);
+    const AlphaBetaResult expected = DepthOneOf(*s);
     SearchParams params = WithQuiescence(1.0);
     params.leaf_search_depth = SearchParams().leaf_search_depth;  // Tavreli's
     Search search(params, &uniform, nullptr, 1);
@@ -292,11 +298,7 @@ TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
   EXPECT_EQ(HeuristicFor(*StateOf("tavlei11"))->LeafSearchDepth(), 0);
   // Where a quiet move is best the two leaf scores differ.
   std::unique_ptr<GameState> quiet = StateOf("tavreli", kQuietMoveBest);
-  std::unique_ptr<Heuristic> h = HeuristicFor(*quiet);
-  AlphaBetaSearch reference(h.get(), AlphaBetaOptions{});
-  AlphaBetaLimits depth1;
-  depth1.depth = 1;
-  EXPECT_GT(reference.Search(*quiet, depth1).score, QuiescenceOf(quiet.get()));
+  EXPECT_GT(DepthOneOf(*quiet).score, QuiescenceOf(quiet.get()));
 }
 
 }  // namespace
