@@ -32,7 +32,7 @@
 namespace volkhv {
 namespace {
 
-const bool kNimRegistered = (RegisterGame(nim::Module()), true);
+const bool kNimRegistered = nim::RegisterNim();
 
 constexpr int kPlayouts = 4;
 constexpr int kMaxPlies = 60;

@@ -44,7 +44,7 @@ using ::volkhv::testing::StateOf;
 using ::volkhv::testing::ValueBySide;
 using ::volkhv::testing::Visits;
 
-const bool kNimRegistered = (RegisterGame(nim::Module()), true);
+const bool kNimRegistered = nim::RegisterNim();
 
 Move ParseMove(const GameState& state, std::string_view text) {
   auto move = state.ParseMove(text);

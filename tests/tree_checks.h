@@ -3,6 +3,9 @@
 #ifndef VOLKHV_TESTS_TREE_CHECKS_H_
 #define VOLKHV_TESTS_TREE_CHECKS_H_
 
+#include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -20,8 +23,9 @@ inline search::SearchLimits Visits(uint64_t visits) {
 }
 
 // Checks the tree's bookkeeping everywhere (no recursion): no visit left in
-// flight, each node's children listed once each in edge order, and each
-// expanded unproven node's children hold n - 1 visits.
+// flight, each node's children listed once each in edge order, each
+// expanded unproven node's children hold n - 1 visits, and each node's
+// minimax is its children's best (Node::minimax).
 inline void ExpectConsistentTree(const search::Node* root) {
   std::vector<const search::Node*> stack = {root};
   int checked = 0;
@@ -43,6 +47,23 @@ inline void ExpectConsistentTree(const search::Node* root) {
     if (node->expanded() && node->proven() == search::Proven::kNone) {
       ASSERT_EQ(child_visits, node->n - 1);
       ++checked;
+    }
+    // Implicit minimax backups: a proven node holds its exact value, one
+    // with visited children the best of theirs for its side to move.
+    if (node->proven() != search::Proven::kNone) {
+      ASSERT_EQ(node->minimax,
+                std::lround(node->wl * search::Node::kMinimaxUnit));
+    } else if (child_visits > 0) {
+      int best = INT_MIN;
+      for (const search::Node* child = node->first_child; child != nullptr;
+           child = child->next_sibling) {
+        if (child->n == 0) continue;
+        const int v = child->side_to_move == node->side_to_move
+                          ? child->minimax
+                          : -child->minimax;
+        best = std::max(best, v);
+      }
+      ASSERT_EQ(node->minimax, best);
     }
     if (node->n > 0) {
       ASSERT_TRUE(node->expanded() || node->terminal);

@@ -1,5 +1,6 @@
 // Backup: the values of evaluated and proven leaves added along their paths,
-// and proven values propagated towards the root (the MCTS solver).
+// proven values propagated towards the root (the MCTS solver) and the
+// minimax of the leaf values along the path (implicit minimax backups).
 #include <algorithm>
 #include <climits>
 #include <span>
@@ -27,9 +28,34 @@ void Search::Backup(std::span<Node* const> path, double wl, double d,
     node->m += static_cast<float>((m - node->m) * inv_n);
   }
   stats->Playout(path.size());
-  if (!leaf_proven_now) return;
+  if (leaf_proven_now) {
+    for (int i = static_cast<int>(path.size()) - 2; i >= 0; --i) {
+      if (!UpdateProven(path[i])) break;
+    }
+  }
+  UpdateMinimax(path, path.back()->side_to_move == side ? wl : -wl);
+}
+
+void Search::UpdateMinimax(std::span<Node* const> path, double leaf_wl) {
+  Node* leaf = path.back();
+  leaf->SetMinimax(leaf->proven() != Proven::kNone ? leaf->wl : leaf_wl);
+  // Only the path's nodes can change, each through its child on the path:
+  // once one keeps its value, so do the nodes above it. (The leaf's parent
+  // is always recomputed: a new leaf enters its maximum even when its value
+  // is the default.)
   for (int i = static_cast<int>(path.size()) - 2; i >= 0; --i) {
-    if (!UpdateProven(path[i])) break;
+    Node* node = path[i];
+    double best = -1;
+    if (node->proven() != Proven::kNone) {
+      best = node->wl;
+    } else {
+      for (const Node* child = node->first_child; child != nullptr;
+           child = child->next_sibling) {
+        if (child->n == 0) continue;  // no value yet, or a known loss
+        best = std::max(best, child->MinimaxFor(node->side_to_move));
+      }
+    }
+    if (!node->SetMinimax(best)) break;
   }
 }
 

@@ -9,6 +9,8 @@
 #ifndef VOLKHV_ENGINE_SEARCH_NODE_H_
 #define VOLKHV_ENGINE_SEARCH_NODE_H_
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -62,6 +64,11 @@ struct Node {
   uint8_t proven_bits : 2 = 0;  // a Proven; use proven() / set_proven()
   uint8_t proven_plies = 0;     // plies to the end of the game when proven
                                 // (saturates at 255)
+  // The minimax of the leaf values below (implicit minimax backups): a node
+  // without a visited child has its own first value, any other the best of
+  // its visited children's for its side to move, a proven node its exact
+  // value; W - L times kMinimaxUnit. Meaningful once n > 0.
+  int16_t minimax = 0;
 
   Proven proven() const { return static_cast<Proven>(proven_bits); }
   void set_proven(Proven p) { proven_bits = static_cast<uint8_t>(p); }
@@ -84,11 +91,26 @@ struct Node {
   Proven ProvenFor(int side) const {
     return side == side_to_move ? proven() : Flip(proven());
   }
+  // The minimax value in W - L, from the point of view of `side`.
+  double MinimaxFor(int side) const {
+    const double v = minimax / kMinimaxUnit;
+    return side == side_to_move ? v : -v;
+  }
+  // Stores a W - L value in [-1, 1] (clamped) as the minimax; returns
+  // whether it changed.
+  bool SetMinimax(double wl) {
+    const auto q = static_cast<int16_t>(
+        std::lround(std::clamp(wl, -1.0, 1.0) * kMinimaxUnit));
+    if (q == minimax) return false;
+    minimax = q;
+    return true;
+  }
+  static constexpr double kMinimaxUnit = 32767;
 };
 static_assert(sizeof(Node) == 56,
               "Node: 8 (edges) + 8 (first_child) + 8 (next_sibling) + 8 (wl) "
               "+ 4 (d) + 4 (n) + 4 (in_flight) + 4 (m) + 2 (num_edges) + "
-              "2 (index) + 1 (flags) + 1 (proven_plies) + 2 (padding)");
+              "2 (index) + 1 (flags) + 1 (proven_plies) + 2 (minimax)");
 static_assert(kMaxMoves <= UINT16_MAX,
               "Node::num_edges and Node::index hold any move count");
 

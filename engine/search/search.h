@@ -10,7 +10,7 @@
 //                      Gumbel AlphaZero's rules (gumbel_select.h)
 //   leaf_extension.cc  a new leaf: game end and repetition, the prover's
 //                      tactics, the memory cap, evaluation and expansion
-//   backup.cc          values along the path, proven values upwards
+//   backup.cc          values along the path, proven values and minimax upwards
 //   results.cc         the report (SearchResult, PVs), move choice and the
 //                      root visit counts and improved policy for training
 // search_internal.h holds what those files share.
@@ -316,6 +316,10 @@ class Search {
               RunStats* stats);
   // Whether `node` is now proven from its children; sets it if so.
   bool UpdateProven(Node* node);
+  // Sets the leaf's minimax (Node::minimax) to `leaf_wl` (its exact value
+  // if proven), from its side to move's point of view, and recomputes the
+  // nodes above it on `path`.
+  void UpdateMinimax(std::span<Node* const> path, double leaf_wl);
 
   // ---- Results: results.cc ----
 

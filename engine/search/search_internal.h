@@ -51,6 +51,7 @@ inline void SetProven(Node* node, Proven p, int plies) {
   node->proven_plies = static_cast<uint8_t>(std::min(plies, 255));
   node->wl = ExactWl(p);
   node->d = static_cast<float>(ExactD(p));
+  node->SetMinimax(node->wl);
 }
 
 // PUCT's exploration factor cpuct(n) * sqrt(children) of a node with `n`

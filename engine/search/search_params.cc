@@ -112,6 +112,10 @@ const Row kRows[] = {
      "with leaf_quiescence_weight: full-width alpha-beta plies searched "
      "before the leaves' quiescence (0 = quiescence only, -1 = the game's "
      "choice: 1 in Tavreli and Tavlei 9x9, 0 in Tavlei 11x11)"},
+    {"minimax_weight", &SearchParams::minimax_weight, 0, 0, 1,
+     "PUCT: share of a visited child's Q taken from the minimax of the leaf "
+     "values below it instead of their mean (implicit minimax backups; "
+     "0 = off)"},
     {"minibatch_size", &SearchParams::minibatch_size, 32, 1, 4096,
      "leaves gathered per evaluator call"},
     {"max_collisions", &SearchParams::max_collisions, 32, 0, 1 << 20,

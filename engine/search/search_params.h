@@ -145,6 +145,14 @@ struct SearchParams {
   // equal time: docs/search.md). Self-play (SelfplaySearchParams) uses 0
   // unless its config sets it. 0: quiescence only.
   int leaf_search_depth;
+  // PUCT selection scores a visited child by (1 - w) Q + w M, w this
+  // weight, where M is the minimax of the leaf values in the child's subtree
+  // (Node::minimax; "implicit minimax backups", Lanctot et al. 2014). The
+  // mean Q keeps a move that allows a refutation looking good while most of
+  // the replies searched are not the refutation; M drops as soon as the
+  // refutation's leaf is valued. Gumbel selection and the move chosen (by
+  // visits) are unchanged. 0: the mean alone.
+  double minimax_weight;
   // Leaves gathered per Evaluator::Evaluate call, and how many selections
   // that hit a leaf already in flight end the gathering early.
   int minibatch_size;

@@ -1,5 +1,6 @@
 // Selection: the descent from the root to a leaf along PUCT (first-play
-// urgency, forced playouts at the root, virtual loss) or, with
+// urgency, forced playouts at the root, virtual loss, the minimax share of
+// Q) or, with
 // SearchParams::gumbel, Gumbel AlphaZero's rules
 // (engine/search/gumbel_select.h).
 #include <algorithm>
@@ -58,6 +59,7 @@ Search::Pick Search::PickLeaf(Worker* worker, Slot* slot) {
 
 Search::Selected Search::SelectPuct(Node* node, bool is_root) {
   const double vl = params_.virtual_loss;
+  const double minimax_weight = params_.minimax_weight;
   const int side = node->side_to_move;
   const double draw_score = DrawScoreFor(side);
   const int64_t children_started =
@@ -93,7 +95,11 @@ Search::Selected Search::SelectPuct(Node* node, bool is_root) {
     if (child->n > 0) visited_policy += edge.prior;
     const double started = double(child->n) + child->in_flight;
     const double utility = child->UtilityFor(side, draw_score);
-    const double q = (utility * child->n - vl * child->in_flight) / started;
+    const double value = child->n > 0
+                             ? (1 - minimax_weight) * utility +
+                                   minimax_weight * child->MinimaxFor(side)
+                             : utility;
+    const double q = (value * child->n - vl * child->in_flight) / started;
     double score = q + puct_mult * edge.prior / (1 + started);
     if (mlh && child->n > 0) score += MovesLeftBonus(*node, *child, utility);
     // Only children with a completed visit are forced (forcing one whose

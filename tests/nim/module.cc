@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/game/encoder.h"
+#include "engine/games/games.h"
 
 namespace volkhv::nim {
 namespace {
@@ -53,6 +54,11 @@ GameModule Module() {
   m.terminations = {{kLastStoneTaken, "last stone taken", "", "",
                      "{winner} took the last stone and wins"}};
   return m;
+}
+
+bool RegisterNim() {
+  static const bool registered = (RegisterGame(Module()), true);
+  return registered;
 }
 
 }  // namespace volkhv::nim

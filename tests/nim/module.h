@@ -32,6 +32,11 @@ inline constexpr Termination kLastStoneTaken{kFirstFreeGameTermination};
 // "nim". Thread-safe.
 GameModule Module();
 
+// Registers Module() with the game registry the first time it is called and
+// returns true; later calls only return true. For the tests' static
+// initializers: several files of one test binary may each call it.
+bool RegisterNim();
+
 // The game with `options` ("stones"); errors name a bad option.
 absl::StatusOr<std::unique_ptr<Game>> MakeNimGame(const GameOptions& options);
 
