@@ -28,10 +28,10 @@ const bool kNimRegistered = nim::RegisterNim();
 // down, for player 0 (every other position is worth 0):
 //   take 1 -> 19: the replies leave 18 (-0.9), 17 (+0.9) or 16 (+0.9): two
 //                 good replies for player 0 and one refutation;
-//   take 2 -> 18: 17 (+0.9), 16 (+0.9), 15 (+0.3): worth +0.3 at best;
-//   take 3 -> 17: 16 (+0.9), 15 (+0.3), 14 (+0.3): worth +0.3 at best.
-// Averaged over uniform replies, "take 1" looks as good as +0.3; its
-// minimax is -0.9.
+//   take 2 -> 18: 17 (+0.9), 16 (+0.9), 15 (+0.3);
+//   take 3 -> 17: 16 (+0.9), 15 (+0.3), 14 (+0.3).
+// Two plies down the minimax of "take 1" is -0.9, of the others +0.3; the
+// mean of the replies puts "take 1" at +0.3, above the minimax of both.
 std::array<float, 3> BaitValue(const GameState& state) {
   const std::string text = state.PositionText();  // "pile side"
   const int pile = std::stoi(text);
