@@ -1,7 +1,6 @@
 // Selection: the descent from the root to a leaf along PUCT (first-play
 // urgency, forced playouts at the root, virtual loss, the minimax share of
-// Q) or, with
-// SearchParams::gumbel, Gumbel AlphaZero's rules
+// Q) or, with SearchParams::gumbel, Gumbel AlphaZero's rules
 // (engine/search/gumbel_select.h).
 #include <algorithm>
 #include <cmath>
