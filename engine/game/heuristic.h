@@ -50,6 +50,14 @@ class Heuristic {
   virtual void ClassifyMoves(const GameState& state, const MoveList& moves,
                              MoveClass* out) const = 0;
 
+  // The legal moves of `state` that ClassifyMoves calls noisy, in the order
+  // of GameState::LegalMoves, into *noisy, and their classes into
+  // noisy_classes (room for kMaxMoves): what quiescence searches when not in
+  // check. This default lists and classifies every legal move; a game
+  // overrides it where it can generate the noisy ones alone.
+  virtual void NoisyMoves(const GameState& state, MoveList* noisy,
+                          MoveClass* noisy_classes) const;
+
   // How many full-width plies the MCTS's leaves search with this heuristic
   // when SearchParams::leaf_search_depth is left to the game (-1): what
   // played best at equal time per move in the game (docs/search.md, "A
@@ -57,6 +65,10 @@ class Heuristic {
   // search costs more than it finds.
   virtual int LeafSearchDepth() const { return 0; }
 };
+
+// Drops from *moves, in place and keeping their order, the moves that
+// classes[i] calls quiet, and their classes: NoisyMoves' last step.
+void KeepNoisyMoves(MoveList* moves, MoveClass* classes);
 
 }  // namespace volkhv
 

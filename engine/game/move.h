@@ -47,6 +47,11 @@ class MoveList {
     moves_[size_++] = m;
   }
   void clear() { size_ = 0; }
+  // Keeps the first `size` moves (size <= size()).
+  void truncate(int size) {
+    assert(size >= 0 && size <= size_);
+    size_ = size;
+  }
   int size() const { return size_; }
   bool empty() const { return size_ == 0; }
   Move operator[](int i) const { return moves_[i]; }

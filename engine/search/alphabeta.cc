@@ -131,11 +131,15 @@ void AlphaBetaSearch::PickNext(PlyData& data, int index) {
   for (int i = index + 1; i < data.moves.size(); ++i) {
     if (data.scores[i] > data.scores[best]) best = i;
   }
-  if (best != index) {
-    std::swap(data.moves[index], data.moves[best]);
-    std::swap(data.scores[index], data.scores[best]);
-    std::swap(data.classes[index], data.classes[best]);
-  }
+  if (best == index) return;
+  // A rotation, not a swap: moves of equal score keep their generated order,
+  // so a list with the quiet moves left out is searched in the same order.
+  std::rotate(data.moves.begin() + index, data.moves.begin() + best,
+              data.moves.begin() + best + 1);
+  std::rotate(data.scores.begin() + index, data.scores.begin() + best,
+              data.scores.begin() + best + 1);
+  std::rotate(data.classes.begin() + index, data.classes.begin() + best,
+              data.classes.begin() + best + 1);
 }
 
 void AlphaBetaSearch::UpdatePv(int ply, Move move) {
@@ -174,9 +178,12 @@ int AlphaBetaSearch::Quiescence(int alpha, int beta, int ply, int qply,
   }
 
   PlyData& data = plies_[ply];
-  data.moves.clear();
-  state_->LegalMoves(&data.moves);
-  heuristic_->ClassifyMoves(*state_, data.moves, data.classes.data());
+  if (in_check) {
+    state_->LegalMoves(&data.moves);
+    heuristic_->ClassifyMoves(*state_, data.moves, data.classes.data());
+  } else {
+    heuristic_->NoisyMoves(*state_, &data.moves, data.classes.data());
+  }
   ScoreMoves(data, Move{}, ply);
 
   // In check every move is searched (a mate must be seen as one).

@@ -112,7 +112,8 @@ class AlphaBetaSearch {
   int Quiescence(int alpha, int beta, int ply, int qply, int recapture_square);
   // The score of a finished game for the side to move at `ply`.
   static int TerminalScore(const GameResult& result, int ply);
-  // Orders moves[begin..] by their scores (selection of the best next).
+  // Brings the best-scored of data.moves[index..] to index; moves of equal
+  // score stay in their generated order.
   static void PickNext(PlyData& data, int index);
   void ScoreMoves(PlyData& data, Move tt_move, int ply) const;
   // Sets aborted_ when a limit has run out (checked every few nodes).

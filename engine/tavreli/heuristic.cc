@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "engine/tavreli/movegen.h"
 #include "engine/tavreli/tavreli_game.h"
 
 namespace volkhv::tavreli {
@@ -260,6 +261,14 @@ void TavreliHeuristic::ClassifyMoves(const GameState& state,
     }
     out[i] = c;
   }
+}
+
+void TavreliHeuristic::NoisyMoves(const GameState& state, MoveList* noisy,
+                                  MoveClass* noisy_classes) const {
+  GenerateNoisyCandidates(static_cast<const TavreliState&>(state).current(),
+                          noisy);
+  ClassifyMoves(state, *noisy, noisy_classes);
+  KeepNoisyMoves(noisy, noisy_classes);
 }
 
 }  // namespace volkhv::tavreli

@@ -63,6 +63,9 @@ class TavreliHeuristic final : public Heuristic {
   int Evaluate(const GameState& state) const override;
   void ClassifyMoves(const GameState& state, const MoveList& moves,
                      MoveClass* out) const override;
+  // Classifies GenerateNoisyCandidates' moves only.
+  void NoisyMoves(const GameState& state, MoveList* noisy,
+                  MoveClass* noisy_classes) const override;
   int LeafSearchDepth() const override { return 1; }
 };
 

@@ -105,6 +105,12 @@ bool KingSafeAfter(const Position& pos, const KingContext& c, int from, int to,
 class ListSink {
  public:
   explicit ListSink(MoveList* moves) : moves_(moves) {}
+  // Which destinations of a top piece `top` of the side to move are wanted,
+  // and whether castling is.
+  Bitboard Targets(const Position& pos, Piece top) const {
+    return ~Bitboard{0};
+  }
+  static constexpr bool kCastling = true;
   void AddAll(int from, Bitboard dests, int count) {
     while (dests) moves_->push_back(MakeMove(from, PopLsb(dests), count));
   }
@@ -117,9 +123,27 @@ class ListSink {
   MoveList* moves_;
 };
 
+// Collects the moves a capture or promotion may be: onto an enemy-topped
+// square, or a pawn's onto its last rank (en passant is generated apart).
+class NoisySink : public ListSink {
+ public:
+  explicit NoisySink(MoveList* moves) : ListSink(moves) {}
+  Bitboard Targets(const Position& pos, Piece top) const {
+    const Color us = ColorOf(top);
+    Bitboard targets = pos.Tops().color[Opponent(us)];
+    if (IsPawn(top)) targets |= kRank1 << (8 * LastRank(us));
+    return targets;
+  }
+  static constexpr bool kCastling = false;
+};
+
 // Only counts them.
 class CountSink {
  public:
+  Bitboard Targets(const Position& pos, Piece top) const {
+    return ~Bitboard{0};
+  }
+  static constexpr bool kCastling = true;
   void AddAll(int from, Bitboard dests, int count) {
     count_ += PopCount(dests);
   }
@@ -139,7 +163,7 @@ template <class Sink>
 void GenerateFromSquare(const Position& pos, const KingContext& c, int from,
                         Sink& sink) {
   const Piece top = pos.Top(from);
-  Bitboard dests = Destinations(pos, from, top);
+  Bitboard dests = Destinations(pos, from, top) & sink.Targets(pos, top);
   if (!dests) return;
   const int height = pos.Height(from);
   Piece stack[kMaxStackHeight];
@@ -227,7 +251,7 @@ void Generate(const Position& pos, Sink& sink) {
     if (sink.Done()) return;
   }
   GenerateEnPassant(pos, c, sink);
-  GenerateCastling(pos, c, sink);
+  if constexpr (Sink::kCastling) GenerateCastling(pos, c, sink);
 }
 
 std::string PieceName(Piece p) {
@@ -243,6 +267,12 @@ std::string PieceName(Piece p) {
 void GenerateLegalMoves(const Position& pos, MoveList* moves) {
   moves->clear();
   ListSink sink(moves);
+  Generate(pos, sink);
+}
+
+void GenerateNoisyCandidates(const Position& pos, MoveList* moves) {
+  moves->clear();
+  NoisySink sink(moves);
   Generate(pos, sink);
 }
 

@@ -15,6 +15,12 @@ namespace volkhv::tavreli {
 // Castling is the king's two-square move with count 1.
 void GenerateLegalMoves(const Position& pos, MoveList* moves);
 
+// The legal moves that may capture or promote, in GenerateLegalMoves' order:
+// those onto an enemy-topped square, en passant captures, and pawn moves onto
+// the last rank (what TavreliHeuristic calls noisy, and a few more: a pawn
+// that reaches the last rank as a pawn). Quiescence's move generator.
+void GenerateNoisyCandidates(const Position& pos, MoveList* moves);
+
 // The number of legal moves, without listing them (perft's leaf counting).
 int CountLegalMoves(const Position& pos);
 
