@@ -8,6 +8,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "engine/games/games.h"
 #include "engine/search/alphabeta.h"
@@ -299,6 +301,71 @@ TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
   // Where a quiet move is best the two leaf scores differ.
   std::unique_ptr<GameState> quiet = StateOf("tavreli", kQuietMoveBest);
   EXPECT_GT(DepthOneOf(*quiet).score, QuiescenceOf(quiet.get()));
+}
+
+// Uniform, after reading every leaf as a network's encoder would, and
+// noting the thread of each call. Thread-safe (one Evaluate call at a time,
+// as one search thread makes them).
+class ReadingEvaluator final : public nn::Evaluator {
+ public:
+  void Evaluate(std::span<const nn::EvalRequest> requests,
+                std::span<nn::Evaluation> results) override {
+    threads.push_back(std::this_thread::get_id());
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const GameState& state = *requests[i].state;
+      MoveList legal;
+      state.LegalMoves(&legal);
+      text_bytes += state.PositionText().size() + legal.size();
+      const int n = requests[i].legal_moves->size();
+      results[i].priors.assign(n, 1.0f / n);
+      results[i].wdl[0] = results[i].wdl[1] = results[i].wdl[2] = 1.0f / 3;
+    }
+  }
+  std::vector<std::thread::id> threads;
+  size_t text_bytes = 0;
+};
+
+// With a leaf search the network runs on a thread of its own while the
+// search thread scores the same leaves (scripts/fuzz.sh --thread-tests runs
+// this under ThreadSanitizer); without one, on the search thread. Either
+// way the tree is the same.
+TEST(LeafSearchTest, TheNetworkReadsTheLeavesWhileTheyAreSearched) {
+  std::unique_ptr<GameState> s = StateOf("tavreli", kPoisonedPawn);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  std::map<int, SearchResult> results;
+  for (const int depth : {0, 1}) {
+    SCOPED_TRACE(depth);
+    ReadingEvaluator reader;
+    SearchParams params = WithQuiescence(0.5);
+    params.leaf_search_depth = depth;
+    Search search(params, &reader, nullptr, 1);
+    search.SetHeuristic(h.get());
+    ASSERT_TRUE(search.SetPosition(*s).ok());
+    results[depth] = search.Run(Visits(300));
+    EXPECT_EQ(results[depth].root_visits, 300u);
+    ASSERT_FALSE(reader.threads.empty());
+    EXPECT_GT(reader.text_bytes, 0u);
+    for (std::thread::id id : reader.threads) {
+      if (depth > 0) {
+        EXPECT_NE(id, std::this_thread::get_id());
+      } else {
+        EXPECT_EQ(id, std::this_thread::get_id());
+      }
+    }
+  }
+  // The same search with the uniform evaluator gives the same tree.
+  nn::UniformEvaluator uniform;
+  SearchParams params = WithQuiescence(0.5);
+  params.leaf_search_depth = 1;
+  Search search(params, &uniform, nullptr, 1);
+  search.SetHeuristic(h.get());
+  ASSERT_TRUE(search.SetPosition(*s).ok());
+  const SearchResult r = search.Run(Visits(300));
+  ASSERT_EQ(r.moves.size(), results[1].moves.size());
+  for (size_t i = 0; i < r.moves.size(); ++i) {
+    EXPECT_EQ(r.moves[i].move, results[1].moves[i].move);
+    EXPECT_EQ(r.moves[i].visits, results[1].moves[i].visits);
+  }
 }
 
 }  // namespace

@@ -33,8 +33,11 @@ struct GameInfo {
 };
 
 // A game in progress: a position plus the history needed for repetition and
-// Undo. Not thread-safe: one thread uses one GameState at a time; Clone() to
-// hand a copy to another thread.
+// Undo. While one thread plays or undoes moves on a GameState no other may
+// use it; its const methods may run on several threads at once (an
+// implementation keeps no mutable state: the search's leaf search clones a
+// leaf while the network encodes it). Clone() to hand a copy to another
+// thread.
 class GameState {
  public:
   virtual ~GameState() = default;

@@ -273,10 +273,15 @@ class Search {
   Tactics ProbeTactics(const GameState& state, Slot* slot) const;
   // Evaluates the worker's pending leaves (not the proven ones) in one
   // Evaluator call. Reads only the worker's slots: runs without mutex_.
+  // With a leaf search, the Evaluator call runs on a second thread while
+  // this one scores the leaves.
   void EvaluateBatch(Worker* worker);
   // The quiescence W - L of the worker's pending leaves that go to the
   // evaluator, when leaf_quiescence_weight is on (EvaluateBatch).
   void ScoreQuiescence(Worker* worker);
+  // The full-width plies of the leaves' alpha-beta search: the parameter,
+  // or the game's choice when it is -1; 0 without the leaves' quiescence.
+  int LeafSearchDepth() const;
   // Expands the worker's evaluated leaves and backs every pending leaf up
   // (proven ones with their exact values); the minibatch is then empty.
   void BackupBatch(Worker* worker);

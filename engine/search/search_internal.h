@@ -120,8 +120,11 @@ struct Search::RunStats {
 // except that its own thread reads the pending slots' states (quiescence
 // plays moves on them and takes them back) and writes `requests`,
 // `evaluations`, `eval_seconds` and the quiescence fields while it
-// evaluates them unlocked (no other thread touches a worker's slots or
-// those fields).
+// evaluates them unlocked (no other search thread touches a worker's slots
+// or those fields). With a leaf search, the thread EvaluateBatch starts
+// for the Evaluator call reads the states and writes `evaluations` and
+// `eval_seconds` while the worker's thread, which only reads the states
+// then, writes the quiescence fields.
 struct Search::Worker {
   std::vector<std::unique_ptr<Slot>> slots;
   int num_pending = 0;          // slots[0, num_pending) are this minibatch
