@@ -261,15 +261,20 @@ TEST(LeafQuiescenceTest, TheRaisedPriorKeepsTheRecaptureFromBeingAveragedAway) {
 constexpr char kQuietMoveBest[] = "7k/q7/8/8/8/8/8/3Q3K w - - 0 1";
 
 // The depth-1 alpha-beta search of `state` with the leaves' quiescence.
-AlphaBetaResult DepthOneOf(const GameState& state) {
+// The alpha-beta search of `depth` plies with the leaves' quiescence.
+AlphaBetaResult SearchToDepth(const GameState& state, int depth) {
   std::unique_ptr<Heuristic> h = HeuristicFor(state);
   AlphaBetaOptions options;
   options.quiescence_plies = SearchParams().leaf_quiescence_plies;
   options.recapture_plies = SearchParams().leaf_quiescence_recaptures;
   AlphaBetaSearch search(h.get(), options);
   AlphaBetaLimits limits;
-  limits.depth = 1;
+  limits.depth = depth;
   return search.Search(state, limits);
+}
+
+AlphaBetaResult DepthOneOf(const GameState& state) {
+  return SearchToDepth(state, 1);
 }
 
 TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
@@ -301,6 +306,45 @@ TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
   // Where a quiet move is best the two leaf scores differ.
   std::unique_ptr<GameState> quiet = StateOf("tavreli", kQuietMoveBest);
   EXPECT_GT(DepthOneOf(*quiet).score, QuiescenceOf(quiet.get()));
+}
+
+// root_search_depth: once per root, the best move of the root's own
+// alpha-beta search takes leaf_quiescence_prior of the root's priors, on top
+// of what the leaves' search gave it.
+TEST(LeafSearchTest, TheRootsOwnSearchRaisesItsBestMoveOnce) {
+  nn::UniformEvaluator uniform;
+  // From a random game.
+  std::unique_ptr<GameState> s =
+      StateOf("tavreli",
+              "rnb2bnr/1qpbpq(phk)pbpnpr/1pn6/pr3PH3/8/PR5K1/1(PNB)PBPQ1PBPNPR/"
+              "RN1Q1BNR w - - 1 7");
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  const Move best = SearchToDepth(*s, 3).best_move;
+  // The depth counts: one ply less finds another move.
+  EXPECT_NE(best, DepthOneOf(*s).best_move);
+  const double share = SearchParams().leaf_quiescence_prior;
+  std::map<int, std::map<Move, float>> priors;  // by root_search_depth
+  for (const int depth : {0, 3}) {
+    SearchParams params = WithQuiescence(0.5);
+    params.leaf_search_depth = 1;
+    params.root_search_depth = depth;
+    Search search(params, &uniform, nullptr, 1);
+    search.SetHeuristic(h.get());
+    ASSERT_TRUE(search.SetPosition(*s).ok());
+    for (const MoveInfo& info : search.Run(Visits(2)).moves) {
+      priors[depth][info.move] = info.prior;
+    }
+    // A second Run on the same root leaves its priors as they are.
+    for (const MoveInfo& info : search.Run(Visits(50)).moves) {
+      EXPECT_FLOAT_EQ(info.prior, priors[depth][info.move]);
+    }
+  }
+  ASSERT_EQ(priors[3].size(), priors[0].size());
+  for (const auto& [move, prior] : priors[0]) {
+    EXPECT_NEAR(priors[3][move],
+                (1 - share) * prior + (move == best ? share : 0), 1e-6)
+        << s->MoveText(move);
+  }
 }
 
 // Uniform, after reading every leaf as a network's encoder would, and

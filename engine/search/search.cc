@@ -72,7 +72,7 @@ absl::Status Search::SetPosition(const GameState& start,
   } else if (!same_root) {
     tree_.Descend(moves.subspan(moves_from_start_.size()));
   }
-  if (!same_root) root_noise_applied_ = false;
+  if (!same_root) root_noise_applied_ = root_search_applied_ = false;
   start_state_ = start.Clone();
   moves_from_start_.assign(moves.begin(), moves.end());
   root_state_ = std::move(root_state);
@@ -107,7 +107,7 @@ absl::Status Search::Advance(Move move) {
       if (slot->in_sync) slot->state->Play(move);
     }
   }
-  root_noise_applied_ = false;
+  root_noise_applied_ = root_search_applied_ = false;
   InitRoot();
   return absl::OkStatus();
 }
@@ -115,7 +115,7 @@ absl::Status Search::Advance(Move move) {
 void Search::ClearTree() {
   gumbel_root_.Reset();
   tree_.Reset();
-  root_noise_applied_ = false;
+  root_noise_applied_ = root_search_applied_ = false;
   if (root_state_ != nullptr) InitRoot();
 }
 
@@ -168,6 +168,30 @@ void Search::ApplyRootNoise() {
     }
     edge.prior = (1 - eps) * edge.prior + eps * noise[i];
   }
+}
+
+void Search::ApplyRootSearch() {
+  Node* root = tree_.root();
+  if (params_.root_search_depth <= 0 || heuristic_ == nullptr ||
+      params_.leaf_quiescence_weight <= 0 || root_search_applied_ ||
+      !root->expanded() || root->proven() != Proven::kNone) {
+    return;
+  }
+  root_search_applied_ = true;
+  if (root_search_ == nullptr ||
+      root_search_->options().quiescence_plies !=
+          params_.leaf_quiescence_plies ||
+      root_search_->options().recapture_plies !=
+          params_.leaf_quiescence_recaptures) {
+    AlphaBetaOptions options;
+    options.quiescence_plies = params_.leaf_quiescence_plies;
+    options.recapture_plies = params_.leaf_quiescence_recaptures;
+    root_search_ = std::make_unique<AlphaBetaSearch>(heuristic_, options);
+  }
+  AlphaBetaLimits limits;
+  limits.depth = params_.root_search_depth;
+  RaiseQuiescencePrior(root,
+                       root_search_->Search(*root_state_, limits).best_move);
 }
 
 uint64_t Search::MinibatchBudget(uint32_t root_visits) const {
@@ -288,6 +312,7 @@ void Search::RunWorker(Worker* worker, RunControl* control,
       break;
     }
     ApplyRootNoise();
+    ApplyRootSearch();
     if (control->stop != nullptr &&
         control->stop->load(std::memory_order_relaxed)) {
       end_run(StopReason::kStopped);

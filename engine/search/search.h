@@ -31,6 +31,7 @@
 #include "engine/game/game.h"
 #include "engine/game/heuristic.h"
 #include "engine/game/prover.h"
+#include "engine/search/alphabeta.h"
 #include "engine/search/gumbel_select.h"
 #include "engine/search/search_params.h"
 #include "engine/search/search_result.h"
@@ -194,6 +195,9 @@ class Search {
 
   void InitRoot();
   void ApplyRootNoise();
+  // root_search_depth: once per root, when it is expanded, raises the prior
+  // of the root's best move by an alpha-beta search of that depth.
+  void ApplyRootSearch();
   // The loop of one search thread in Run: gather, evaluate (unlocked when
   // several threads run), back up, until a limit or another thread ends the
   // Run. Called with mutex_ held by `lock`; returns with it held.
@@ -351,6 +355,8 @@ class Search {
   std::vector<Move> moves_from_start_;
   std::unique_ptr<GameState> root_state_;
   bool root_noise_applied_ = false;
+  bool root_search_applied_ = false;
+  std::unique_ptr<AlphaBetaSearch> root_search_;  // made on first use
   // Gumbel: the root's schedule in this Run, and the Run's budget.
   GumbelRoot gumbel_root_;
   int gumbel_budget_ = 0;

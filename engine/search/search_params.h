@@ -145,6 +145,11 @@ struct SearchParams {
   // equal time: docs/search.md). Self-play (SelfplaySearchParams) uses 0
   // unless its config sets it. 0: quiescence only.
   int leaf_search_depth;
+  // With leaf_quiescence_weight: once per root, an alpha-beta search of the
+  // root this many plies deep (the leaves' quiescence at its horizon)
+  // raises its best move's prior as a leaf's search does
+  // (leaf_quiescence_prior). 0: off.
+  int root_search_depth;
   // PUCT selection scores a visited child by (1 - w) Q + w M, w this
   // weight, where M is the minimax of the leaf values in the child's subtree
   // (Node::minimax; "implicit minimax backups", Lanctot et al. 2014). The
