@@ -120,6 +120,7 @@ absl::StatusOr<search::SearchParams> SelfplaySearchParams(
   // only in Tavreli, where it helps (configs/tavreli-cpu-quiescence).
   params.leaf_quiescence_weight = 0;
   params.leaf_search_depth = 0;  // the loop configs were measured without it
+  params.root_search_depth = 0;  // neither
   for (const proto::SelfplayConfig::SearchParam& p : config.search_params()) {
     if (absl::Status s = search::SetSearchParam(&params, p.name(), p.value());
         !s.ok()) {

@@ -49,12 +49,13 @@ int QuiescenceOf(GameState* state,
   return search.QuiescenceScore(state);
 }
 
-// The quiescence alone at the leaves (leaf_search_depth 0); LeafSearchTest
-// below sets a depth.
+// The quiescence alone at the leaves (leaf_search_depth 0, no root search);
+// LeafSearchTest below sets the depths.
 SearchParams WithQuiescence(double weight) {
   SearchParams params;
   params.leaf_quiescence_weight = weight;
   params.leaf_search_depth = 0;
+  params.root_search_depth = 0;
   return params;
 }
 
@@ -303,6 +304,10 @@ TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
   EXPECT_EQ(HeuristicFor(*StateOf("tavreli"))->LeafSearchDepth(), 1);
   EXPECT_EQ(HeuristicFor(*StateOf("tavlei9"))->LeafSearchDepth(), 1);
   EXPECT_EQ(HeuristicFor(*StateOf("tavlei11"))->LeafSearchDepth(), 0);
+  EXPECT_EQ(SearchParams().root_search_depth, -1);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavreli"))->RootSearchDepth(), 4);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavlei9"))->RootSearchDepth(), 0);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavlei11"))->RootSearchDepth(), 0);
   // Where a quiet move is best the two leaf scores differ.
   std::unique_ptr<GameState> quiet = StateOf("tavreli", kQuietMoveBest);
   EXPECT_GT(DepthOneOf(*quiet).score, QuiescenceOf(quiet.get()));

@@ -375,8 +375,11 @@ TEST(UciEngineTest, GoWithClocksSpendsAShareOfTheTime) {
 
 TEST(UciEngineTest, MultiPvReportsSeveralMoves) {
   InProcessEngine e;
+  // 2,000 nodes: the move both the leaves' and the root's own search find
+  // takes three quarters of the root's priors, and the first few hundred
+  // visits.
   const std::vector<std::string> lines = e.Do(
-      {"setoption name MultiPV value 3", "position startpos", "go nodes 400"});
+      {"setoption name MultiPV value 3", "position startpos", "go nodes 2000"});
   const auto root = Position("tavreli", "", {});
   ExpectGoodSearchOutput(lines, *root);
   std::set<std::string> first_moves;
@@ -637,7 +640,7 @@ TEST(UciEngineTest, SearchMovesRestrictTheRoot) {
   lines = e.Do({"go searchmoves nodes 10"});
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("needs at least one move"), std::string::npos);
-  lines = e.Do({"go nodes 300"});
+  lines = e.Do({"go nodes 2000"});
   first_moves.clear();
   for (const std::string& l : lines) {
     if (StartsWith(l, "info depth")) first_moves.insert(Field(l, "pv"));

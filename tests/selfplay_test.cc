@@ -296,17 +296,20 @@ TEST(SelfplayConfigTest, DefaultsAreValidAndSubsetsParse) {
 TEST(SelfplayConfigTest, LeafQuiescenceIsOffUnlessTheConfigSetsIt) {
   EXPECT_GT(SearchParams().leaf_quiescence_weight, 0) << "play's default";
   EXPECT_EQ(SearchParams().leaf_search_depth, -1) << "play's: the game's";
+  EXPECT_EQ(SearchParams().root_search_depth, -1) << "play's: the game's";
   absl::StatusOr<SearchParams> plain =
       SelfplaySearchParams(proto::SelfplayConfig(), true);
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->leaf_quiescence_weight, 0);
   EXPECT_EQ(plain->leaf_search_depth, 0);
+  EXPECT_EQ(plain->root_search_depth, 0);
   absl::StatusOr<proto::SelfplayConfig> config = ParseSelfplayConfig(
       "search_params { name: 'leaf_quiescence_weight' value: '0.25' }", "test");
   ASSERT_TRUE(config.ok()) << config.status();
   absl::StatusOr<proto::SelfplayConfig> deep = ParseSelfplayConfig(
       "search_params { name: 'leaf_quiescence_weight' value: '0.25' }"
-      "search_params { name: 'leaf_search_depth' value: '2' }",
+      "search_params { name: 'leaf_search_depth' value: '2' }"
+      "search_params { name: 'root_search_depth' value: '3' }",
       "test");
   ASSERT_TRUE(deep.ok()) << deep.status();
   for (const bool full : {true, false}) {
@@ -314,10 +317,12 @@ TEST(SelfplayConfigTest, LeafQuiescenceIsOffUnlessTheConfigSetsIt) {
     ASSERT_TRUE(params.ok());
     EXPECT_EQ(params->leaf_quiescence_weight, 0.25);
     EXPECT_EQ(params->leaf_search_depth, 0) << "a quiescence config as before";
+    EXPECT_EQ(params->root_search_depth, 0);
     absl::StatusOr<SearchParams> deep_params =
         SelfplaySearchParams(*deep, full);
     ASSERT_TRUE(deep_params.ok());
     EXPECT_EQ(deep_params->leaf_search_depth, 2);
+    EXPECT_EQ(deep_params->root_search_depth, 3);
   }
 }
 

@@ -319,15 +319,15 @@ TEST_F(WebApiTest, AnalysisWithASmallVisitCount) {
   EXPECT_EQ(report.json["moveInfos"][0]["pv"][0], "h1-h8");
 
   // With "wait" the request answers when the search is done. (With
-  // uniform priors the leaves' search move takes half of each node's
-  // priors: the first 50 visits all go down its line, 300 reach a second
-  // root move.)
+  // uniform priors the move both the leaves' search and the root's own
+  // search find takes three quarters of the root's priors: 1,500 visits
+  // reach a second root move.)
   const Answer waited = Post(
-      "/api/analysis", {{"maxVisits", 300}, {"multiPv", 2}, {"wait", true}});
+      "/api/analysis", {{"maxVisits", 1500}, {"multiPv", 2}, {"wait", true}});
   ASSERT_EQ(waited.status, 200) << waited.body;
   EXPECT_FALSE(waited.json["running"].get<bool>());
   EXPECT_EQ(waited.json["stopReason"], "visits");
-  EXPECT_GE(waited.json["rootInfo"]["visits"].get<int>(), 300);
+  EXPECT_GE(waited.json["rootInfo"]["visits"].get<int>(), 1500);
   EXPECT_EQ(waited.json["moveInfos"].size(), 2u);
   EXPECT_EQ(waited.json["position"],
             "rnbqkbnr/prpnpbpqphpbpnpr/8/8/8/8/PRPNPBPQPHPBPNPR/RNBQKBNR w "

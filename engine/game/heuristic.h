@@ -64,6 +64,12 @@ class Heuristic {
   // shallow search at the leaves"). Where a position has many moves a leaf
   // search costs more than it finds.
   virtual int LeafSearchDepth() const { return 0; }
+
+  // How many plies deep the MCTS's root is searched by alpha-beta, once per
+  // root, to raise its best move's prior, when
+  // SearchParams::root_search_depth is left to the game (-1): what played
+  // best in the game (docs/search.md, "The root's own search"). 0: none.
+  virtual int RootSearchDepth() const { return 0; }
 };
 
 // Drops from *moves, in place and keeping their order, the moves that

@@ -170,30 +170,6 @@ void Search::ApplyRootNoise() {
   }
 }
 
-void Search::ApplyRootSearch() {
-  Node* root = tree_.root();
-  if (params_.root_search_depth <= 0 || heuristic_ == nullptr ||
-      params_.leaf_quiescence_weight <= 0 || root_search_applied_ ||
-      !root->expanded() || root->proven() != Proven::kNone) {
-    return;
-  }
-  root_search_applied_ = true;
-  if (root_search_ == nullptr ||
-      root_search_->options().quiescence_plies !=
-          params_.leaf_quiescence_plies ||
-      root_search_->options().recapture_plies !=
-          params_.leaf_quiescence_recaptures) {
-    AlphaBetaOptions options;
-    options.quiescence_plies = params_.leaf_quiescence_plies;
-    options.recapture_plies = params_.leaf_quiescence_recaptures;
-    root_search_ = std::make_unique<AlphaBetaSearch>(heuristic_, options);
-  }
-  AlphaBetaLimits limits;
-  limits.depth = params_.root_search_depth;
-  RaiseQuiescencePrior(root,
-                       root_search_->Search(*root_state_, limits).best_move);
-}
-
 uint64_t Search::MinibatchBudget(uint32_t root_visits) const {
   if (params_.minibatch_root_fraction <= 0) return params_.minibatch_size;
   const double grown = std::floor(params_.minibatch_root_fraction *
@@ -228,6 +204,39 @@ struct Search::RunControl {
   uint64_t playouts = 0;   // backed up in this Run, all threads
   uint64_t depth_sum = 0;  // their depths (SearchLimits::depth)
 };
+
+void Search::ApplyRootSearch(const RunControl& control) {
+  Node* root = tree_.root();
+  if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0 ||
+      root_search_applied_ || !root->expanded() ||
+      root->proven() != Proven::kNone) {
+    return;
+  }
+  const int depth = params_.root_search_depth >= 0
+                        ? params_.root_search_depth
+                        : heuristic_->RootSearchDepth();
+  if (depth <= 0) return;
+  root_search_applied_ = true;
+  if (root_search_ == nullptr ||
+      root_search_->options().quiescence_plies !=
+          params_.leaf_quiescence_plies ||
+      root_search_->options().recapture_plies !=
+          params_.leaf_quiescence_recaptures) {
+    AlphaBetaOptions options;
+    options.quiescence_plies = params_.leaf_quiescence_plies;
+    options.recapture_plies = params_.leaf_quiescence_recaptures;
+    root_search_ = std::make_unique<AlphaBetaSearch>(heuristic_, options);
+  }
+  AlphaBetaLimits limits;
+  limits.depth = depth;
+  // A timed search gives the root's search a quarter of its time at most
+  // (the first ply is always searched).
+  if (control.limits.time_ms > 0) {
+    limits.time_ms = std::max<int64_t>(1, control.limits.time_ms / 4);
+  }
+  RaiseQuiescencePrior(
+      root, root_search_->Search(*root_state_, limits, control.stop).best_move);
+}
 
 SearchResult Search::Run(const SearchLimits& limits,
                          const ProgressCallback& progress,
@@ -312,7 +321,7 @@ void Search::RunWorker(Worker* worker, RunControl* control,
       break;
     }
     ApplyRootNoise();
-    ApplyRootSearch();
+    ApplyRootSearch(*control);
     if (control->stop != nullptr &&
         control->stop->load(std::memory_order_relaxed)) {
       end_run(StopReason::kStopped);

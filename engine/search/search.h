@@ -196,8 +196,9 @@ class Search {
   void InitRoot();
   void ApplyRootNoise();
   // root_search_depth: once per root, when it is expanded, raises the prior
-  // of the root's best move by an alpha-beta search of that depth.
-  void ApplyRootSearch();
+  // of the root's best move by an alpha-beta search of that depth (within a
+  // quarter of a timed Run's time).
+  void ApplyRootSearch(const RunControl& control);
   // The loop of one search thread in Run: gather, evaluate (unlocked when
   // several threads run), back up, until a limit or another thread ends the
   // Run. Called with mutex_ held by `lock`; returns with it held.

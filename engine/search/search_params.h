@@ -146,9 +146,13 @@ struct SearchParams {
   // unless its config sets it. 0: quiescence only.
   int leaf_search_depth;
   // With leaf_quiescence_weight: once per root, an alpha-beta search of the
-  // root this many plies deep (the leaves' quiescence at its horizon)
-  // raises its best move's prior as a leaf's search does
-  // (leaf_quiescence_prior). 0: off.
+  // root this many plies deep (the leaves' quiescence at its horizon, at
+  // most a quarter of a timed search's time) raises its best move's prior
+  // as a leaf's search does (leaf_quiescence_prior). The net's priors are
+  // weakest where a tactic decides; the tree then searches the move that
+  // alpha-beta finds first. -1 (play's default): the game's choice,
+  // Heuristic::RootSearchDepth. Self-play uses 0 unless its config sets it.
+  // 0: off.
   int root_search_depth;
   // PUCT selection scores a visited child by (1 - w) Q + w M, w this
   // weight, where M is the minimax of the leaf values in the child's subtree

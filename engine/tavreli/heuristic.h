@@ -67,6 +67,7 @@ class TavreliHeuristic final : public Heuristic {
   void NoisyMoves(const GameState& state, MoveList* noisy,
                   MoveClass* noisy_classes) const override;
   int LeafSearchDepth() const override { return 1; }
+  int RootSearchDepth() const override { return 4; }
 };
 
 }  // namespace volkhv::tavreli
