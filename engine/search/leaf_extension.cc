@@ -226,6 +226,21 @@ void Search::EvaluateBatch(Worker* worker) {
   evaluate();
 }
 
+void Search::MakeLeafAlphaBeta(int hash_mb,
+                               std::unique_ptr<AlphaBetaSearch>* search) const {
+  if (*search != nullptr &&
+      (*search)->options().quiescence_plies == params_.leaf_quiescence_plies &&
+      (*search)->options().recapture_plies ==
+          params_.leaf_quiescence_recaptures) {
+    return;
+  }
+  AlphaBetaOptions options;
+  options.hash_mb = hash_mb;
+  options.quiescence_plies = params_.leaf_quiescence_plies;
+  options.recapture_plies = params_.leaf_quiescence_recaptures;
+  *search = std::make_unique<AlphaBetaSearch>(heuristic_, options);
+}
+
 int Search::LeafSearchDepth() const {
   if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0) return 0;
   return params_.leaf_search_depth >= 0 ? params_.leaf_search_depth
@@ -236,17 +251,8 @@ void Search::ScoreQuiescence(Worker* worker) {
   worker->quiescence_wl.clear();
   worker->quiescence_move.clear();
   if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0) return;
-  if (worker->quiescence == nullptr ||
-      worker->quiescence->options().quiescence_plies !=
-          params_.leaf_quiescence_plies ||
-      worker->quiescence->options().recapture_plies !=
-          params_.leaf_quiescence_recaptures) {
-    AlphaBetaOptions options;
-    options.hash_mb = 1;  // the least; only leaf_search_depth uses it
-    options.quiescence_plies = params_.leaf_quiescence_plies;
-    options.recapture_plies = params_.leaf_quiescence_recaptures;
-    worker->quiescence = std::make_unique<AlphaBetaSearch>(heuristic_, options);
-  }
+  // The least table: only leaf_search_depth uses it.
+  MakeLeafAlphaBeta(/*hash_mb=*/1, &worker->quiescence);
   const int leaf_search_depth = LeafSearchDepth();
   for (int i = 0; i < worker->num_pending; ++i) {
     Slot* slot = worker->slots[i].get();

@@ -217,16 +217,7 @@ void Search::ApplyRootSearch(const RunControl& control) {
                         : heuristic_->RootSearchDepth();
   if (depth <= 0) return;
   root_search_applied_ = true;
-  if (root_search_ == nullptr ||
-      root_search_->options().quiescence_plies !=
-          params_.leaf_quiescence_plies ||
-      root_search_->options().recapture_plies !=
-          params_.leaf_quiescence_recaptures) {
-    AlphaBetaOptions options;
-    options.quiescence_plies = params_.leaf_quiescence_plies;
-    options.recapture_plies = params_.leaf_quiescence_recaptures;
-    root_search_ = std::make_unique<AlphaBetaSearch>(heuristic_, options);
-  }
+  MakeLeafAlphaBeta(AlphaBetaOptions().hash_mb, &root_search_);
   AlphaBetaLimits limits;
   limits.depth = depth;
   // A timed search gives the root's search a quarter of its time at most

@@ -284,6 +284,11 @@ class Search {
   // The quiescence W - L of the worker's pending leaves that go to the
   // evaluator, when leaf_quiescence_weight is on (EvaluateBatch).
   void ScoreQuiescence(Worker* worker);
+  // Makes *search, or makes it anew when the leaves' quiescence parameters
+  // changed: an alpha-beta search with the leaves' quiescence and a
+  // transposition table of `hash_mb`.
+  void MakeLeafAlphaBeta(int hash_mb,
+                         std::unique_ptr<AlphaBetaSearch>* search) const;
   // The full-width plies of the leaves' alpha-beta search: the parameter,
   // or the game's choice when it is -1; 0 without the leaves' quiescence.
   int LeafSearchDepth() const;
