@@ -30,6 +30,7 @@ uint32_t ByteSwap(uint32_t v) {
 // Little-endian float32 bytes <-> floats.
 void DecodeFloats(const std::string& bytes, std::vector<float>* out) {
   out->resize(bytes.size() / 4);
+  if (out->empty()) return;  // data() may be null: no memcpy from it
   std::memcpy(out->data(), bytes.data(), out->size() * 4);
   if constexpr (std::endian::native == std::endian::big) {
     for (float& f : *out) {
