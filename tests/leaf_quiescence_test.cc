@@ -306,8 +306,8 @@ TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
   EXPECT_EQ(HeuristicFor(*StateOf("tavlei11"))->LeafSearchDepth(), 0);
   EXPECT_EQ(SearchParams().root_search_depth, -1);
   EXPECT_EQ(HeuristicFor(*StateOf("tavreli"))->RootSearchDepth(), 4);
-  EXPECT_EQ(HeuristicFor(*StateOf("tavlei9"))->RootSearchDepth(), 0);
-  EXPECT_EQ(HeuristicFor(*StateOf("tavlei11"))->RootSearchDepth(), 0);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavlei9"))->RootSearchDepth(), 3);
+  EXPECT_EQ(HeuristicFor(*StateOf("tavlei11"))->RootSearchDepth(), 3);
   // Where a quiet move is best the two leaf scores differ.
   std::unique_ptr<GameState> quiet = StateOf("tavreli", kQuietMoveBest);
   EXPECT_GT(DepthOneOf(*quiet).score, QuiescenceOf(quiet.get()));

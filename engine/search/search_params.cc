@@ -115,7 +115,7 @@ const Row kRows[] = {
     {"root_search_depth", &SearchParams::root_search_depth, -1, -1, 8,
      "with leaf_quiescence_weight: an alpha-beta search of the root this "
      "many plies deep raises its best move's prior by leaf_quiescence_prior "
-     "(0 = off, -1 = the game's choice: 4 in Tavreli, 0 in Tavlei)"},
+     "(0 = off, -1 = the game's choice: 4 in Tavreli, 3 in Tavlei)"},
     {"minimax_weight", &SearchParams::minimax_weight, 0, 0, 1,
      "PUCT: share of a visited child's Q taken from the minimax of the leaf "
      "values below it instead of their mean (implicit minimax backups; "
