@@ -106,7 +106,8 @@ int EvaluateForWhite(const Position& pos, EvalTerms* terms) {
   const Bitboard occupied = b.Occupied();
   const Bitboard kings = b.type[kKing];
   Bitboard attacks[2] = {0, 0};
-  int active[2] = {0, 0};  // value of the non-king top pieces
+  Bitboard attacks_from[64];  // of the top piece on each occupied square
+  int active[2] = {0, 0};     // value of the non-king top pieces
   StackInfo stacks[2][kMaxPieces];
   int num_stacks[2] = {0, 0};
   Piece stack[kMaxStackHeight];
@@ -136,6 +137,7 @@ int EvaluateForWhite(const Position& pos, EvalTerms* terms) {
       }
     }
     const Bitboard a = AttacksOf(top, square, occupied);
+    attacks_from[square] = a;
     attacks[owner] |= a;
     const PieceType type = TypeOf(top);
     if (type == kPawn) {
@@ -162,10 +164,9 @@ int EvaluateForWhite(const Position& pos, EvalTerms* terms) {
     int attackers = 0;
     for (Bitboard tops = b.color[o] & ~kings; tops;) {
       const int square = PopLsb(tops);
-      const Piece top = pos.Top(square);
-      const int hits = PopCount(AttacksOf(top, square, occupied) & zone);
+      const int hits = PopCount(attacks_from[square] & zone);
       if (hits) {
-        units += kKingAttackWeight[TypeOf(top)] * hits;
+        units += kKingAttackWeight[TypeOf(pos.Top(square))] * hits;
         ++attackers;
       }
     }
