@@ -64,8 +64,9 @@ class TavleiHeuristic final : public Heuristic {
   // 1 on the 9x9 board; 0 on 11x11, where a position has about 116 moves
   // and a leaf's search lost at equal time.
   int LeafSearchDepth() const override { return game_name_ == "tavlei9"; }
-  // 3 on both boards: against alpha-beta depth 2 at 800 visits and at equal
-  // time it beat 0 (docs/results.md, "The root's own search in Tavlei").
+  // 3 on both boards: at 800 visits against alpha-beta depth 2 it beat 0
+  // and 2 on 11x11 at a quarter of 4's cost; at equal time it is within the
+  // noise of 0 (docs/results.md, "The root's own search in Tavlei").
   int RootSearchDepth() const override { return 3; }
 
  private:
