@@ -2,6 +2,15 @@
 # imported targets are visible to every folder's CMakeLists.txt. All come
 # from Debian (scripts/install-deps.sh). The fuzz build (VOLKHV_FUZZ) needs
 # no LibTorch, Eigen or cpp-httplib.
+
+# Header folders searched before every dependency's, as system headers: a
+# prefix build's own (scripts/cuda-build.sh), whose protobuf headers must
+# win over the older ones in PyTorch's include folder.
+set(VOLKHV_INCLUDE_FIRST "" CACHE STRING
+  "header folders searched before every dependency's (a ;-list)")
+if(VOLKHV_INCLUDE_FIRST)
+  include_directories(BEFORE SYSTEM ${VOLKHV_INCLUDE_FIRST})
+endif()
 find_package(absl REQUIRED)
 find_package(Threads REQUIRED)
 find_package(Protobuf REQUIRED)

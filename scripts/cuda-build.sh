@@ -11,10 +11,12 @@
 #   packages the build needs besides LibTorch: Abseil, protobuf (headers,
 #   libraries, protoc), Eigen, nlohmann-json, GoogleTest/GMock, with the
 #   runtime libraries among their dependencies that a non-Debian image may
-#   lack (libabsl20220623, libprotobuf32, libprotobuf-lite32, libprotoc32).
-#   Their other dependencies (libc6, libstdc++6, libgcc-s1, zlib1g) are in
-#   every glibc image; zlib1g-dev, pkg-config and googletest (the sources)
-#   are not needed to build. About 6 MB.
+#   lack (libabsl20220623, libprotobuf32, libprotobuf-lite32, libprotoc32),
+#   and cpp-httplib (the web board's server) with what its header and
+#   pkg-config file need (OpenSSL, brotli, zlib headers; libssl3,
+#   libbrotli1). Their other dependencies (libc6, libstdc++6, libgcc-s1,
+#   zlib1g) are in every glibc image; pkg-config and googletest (the
+#   sources) are not needed to build. About 9 MB.
 # build: unpacks every .deb with `dpkg -x` into build-cuda/deps-root (never
 #   into /), configures build-cuda/ (Release) with that prefix and the LibTorch
 #   of `python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'`,
@@ -30,7 +32,8 @@
 # prefix instead of asking Python; e.g. Debian's CPU LibTorch,
 # /usr/lib/x86_64-linux-gnu/cmake/Torch, for a dry run without CUDA);
 # BUILD_DIR (default build-cuda); JOBS (default nproc); CUDA_ARCH
-# (default 90, Hopper); VOLKHV_CUDA_CTEST=0 (no ctest).
+# (default 90, Hopper); VOLKHV_CUDA_CTEST=0 (no ctest); KEEP_GOING=1 (build
+# every target that can be built past a failed one, then fail).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 here="$(pwd)"
@@ -42,6 +45,8 @@ packages=(
   protobuf-compiler
   libeigen3-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev
+  libcpp-httplib-dev libcpp-httplib0.11
+  libssl-dev libssl3 libbrotli-dev libbrotli1 zlib1g-dev
 )
 
 die() {
@@ -135,6 +140,13 @@ build() {
 
   local cuda_arch="${CUDA_ARCH:-90}"
   export TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-${cuda_arch%?}.${cuda_arch: -1}}"
+  # The prefix's headers come before PyTorch's (its include folder holds
+  # protobuf headers of another version): VOLKHV_INCLUDE_FIRST. <cstdint>
+  # first, as GCC 13 no longer includes it through the other headers that
+  # Abseil 20220623 relies on. pkg-config (cpp-httplib's flags) reads the
+  # prefix's .pc files alone, their /usr paths moved into the prefix.
+  export PKG_CONFIG_LIBDIR="$lib/pkgconfig:$root/usr/share/pkgconfig"
+  export PKG_CONFIG_SYSROOT_DIR="$root"
   local log="$build_dir/configure.log"
   # --no-as-needed: keep libtorch_cuda linked though no symbol of ours
   # names it (else LibTorch sees no CUDA at run time). --disable-new-dtags:
@@ -156,14 +168,24 @@ build() {
     -DProtobuf_PROTOC_LIBRARY="$lib/libprotoc.so" \
     -DProtobuf_PROTOC_EXECUTABLE="$root/usr/bin/protoc" \
     -DCMAKE_CUDA_ARCHITECTURES="$cuda_arch" \
+    -DCMAKE_CXX_FLAGS="-include cstdint" \
+    -DVOLKHV_INCLUDE_FIRST="$root/usr/include;$root/usr/include/$arch" \
     -DCMAKE_EXE_LINKER_FLAGS="-Wl,--no-as-needed -Wl,--disable-new-dtags" \
     >"$log" 2>&1 || {
     tail -n 60 "$log" >&2
     die "CMake failed; the whole log is $log"
   }
   grep -E "^-- (Volkhv|Found Protobuf|Caffe2: CUDA|Found CUDA)" "$log" || true
-  cmake --build "$build_dir" -j"${JOBS:-$(nproc)}"
+  # The binary first, so that a build cut short by a time box still leaves
+  # it; then the rest (the tests), going on past a failed file
+  # (KEEP_GOING=1) so that one failure leaves every other target built.
+  local keep_going=()
+  [ "${KEEP_GOING:-0}" = 1 ] && keep_going=(-- -k 0)
+  cmake --build "$build_dir" -j"${JOBS:-$(nproc)}" --target volkhv \
+    "${keep_going[@]}"
   echo "cuda-build: built $build_dir/volkhv"
+  cmake --build "$build_dir" -j"${JOBS:-$(nproc)}" "${keep_going[@]}"
+  echo "cuda-build: built everything in $build_dir"
   if [ "${VOLKHV_CUDA_CTEST:-1}" != 0 ]; then
     ctest --test-dir "$build_dir" -j"${JOBS:-$(nproc)}" --output-on-failure
   fi
