@@ -16,7 +16,7 @@
 #   pkg-config file need (OpenSSL, brotli, zlib headers; libssl3,
 #   libbrotli1). Their other dependencies (libc6, libstdc++6, libgcc-s1,
 #   zlib1g) are in every glibc image; pkg-config and googletest (the
-#   sources) are not needed to build. About 9 MB.
+#   sources) are not needed to build. About 12 MB.
 # build: unpacks every .deb with `dpkg -x` into build-cuda/deps-root (never
 #   into /), configures build-cuda/ (Release) with that prefix and the LibTorch
 #   of `python3 -c 'import torch; print(torch.utils.cmake_prefix_path)'`,
