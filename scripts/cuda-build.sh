@@ -142,8 +142,8 @@ build() {
   export TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-${cuda_arch%?}.${cuda_arch: -1}}"
   # The prefix's headers come before PyTorch's (its include folder holds
   # protobuf headers of another version): VOLKHV_INCLUDE_FIRST. <cstdint>
-  # first, as GCC 13 no longer includes it through the other headers that
-  # Abseil 20220623 relies on. pkg-config (cpp-httplib's flags) reads the
+  # first, a precaution: GCC 13 no longer includes it through the other
+  # headers that Abseil 20220623 relies on. pkg-config (cpp-httplib's flags) reads the
   # prefix's .pc files alone, their /usr paths moved into the prefix.
   export PKG_CONFIG_LIBDIR="$lib/pkgconfig:$root/usr/share/pkgconfig"
   export PKG_CONFIG_SYSROOT_DIR="$root"
