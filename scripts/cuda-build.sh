@@ -143,8 +143,9 @@ build() {
   # The prefix's headers come before PyTorch's (its include folder holds
   # protobuf headers of another version): VOLKHV_INCLUDE_FIRST. <cstdint>
   # first, a precaution: GCC 13 no longer includes it through the other
-  # headers that Abseil 20220623 relies on. pkg-config (cpp-httplib's flags) reads the
-  # prefix's .pc files alone, their /usr paths moved into the prefix.
+  # headers that Abseil 20220623 relies on. pkg-config (cpp-httplib's
+  # flags) reads the prefix's .pc files alone, their /usr paths moved into
+  # the prefix.
   export PKG_CONFIG_LIBDIR="$lib/pkgconfig:$root/usr/share/pkgconfig"
   export PKG_CONFIG_SYSROOT_DIR="$root"
   local log="$build_dir/configure.log"
