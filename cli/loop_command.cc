@@ -31,6 +31,9 @@ int RunLoop(const std::vector<std::string>& args) {
       {"net-in", "FILE", "",
        "start a new run from this net (auto: the game's bundled net) "
        "instead of a random one"},
+      {"games-from", "DIR", "",
+       "with --net-in: start the replay window with the game records in "
+       "DIR (the games/ of the run the net came from)"},
       {"cpu-hours", "H", "0",
        "stop before a generation the run's CPU time (all sessions, all "
        "threads) cannot pay for (0 = no limit)"},
@@ -40,8 +43,8 @@ int RunLoop(const std::vector<std::string>& args) {
   int code = 0;
   std::optional<CommandLine> cl = ParseOrExit(
       "loop",
-      "volkhv loop --config FILE --dir RUN [--net-in FILE] [--cpu-hours H] "
-      "[--wall-hours H]",
+      "volkhv loop --config FILE --dir RUN [--net-in FILE [--games-from DIR]] "
+      "[--cpu-hours H] [--wall-hours H]",
       args, specs, 0, &code);
   if (!cl) return code;
   if (cl->Get("dir").empty()) {
@@ -51,6 +54,14 @@ int RunLoop(const std::vector<std::string>& args) {
   training::LoopOptions options;
   options.run_dir = cl->Get("dir");
   options.start_net = cl->Get("net-in");
+  options.start_games = cl->Get("games-from");
+  if (!options.start_games.empty() && options.start_net.empty()) {
+    return Fail("loop",
+                absl::InvalidArgumentError(
+                    "--games-from needs --net-in (the net those games "
+                    "trained)"),
+                kExitUsage);
+  }
   for (const auto& [flag, hours] :
        {std::pair{"cpu-hours", &options.budget.cpu_hours},
         std::pair{"wall-hours", &options.budget.wall_hours}}) {

@@ -230,6 +230,40 @@ TEST(LoopTest, ARunStartsFromTheGivenNet) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(Contains(r.err, "was started from another net")) << r.err;
 
+  // --games-from: the first run's games start the new run's window, under
+  // names older than its own, byte for byte.
+  r = Volkhv(args + "-games --net-in " + start + " --games-from " + run +
+             "/games");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.err, "the replay window starts with 4 games"))
+      << r.err;
+  const std::map<std::string, int> copied =
+      GamesByGeneration(run + "-games/games");
+  EXPECT_EQ(copied,
+            (std::map<std::string, int>{{"earlier-", 4}, {"gen-0000", 4}}));
+  for (const auto& entry : fs::directory_iterator(run + "/games")) {
+    const std::string name = entry.path().filename().string();
+    EXPECT_EQ(Slurp(run + "-games/games/earlier-" + name),
+              Slurp(entry.path().string()))
+        << name;
+  }
+  const auto window = [](const std::string& run_dir) {
+    proto::GenerationRecord record;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        Slurp(run_dir + "/generations/gen-0001.textproto"), &record));
+    return record.training().window_positions();
+  };
+  EXPECT_GT(window(run + "-games"), window(run));
+  // Without --net-in, or with a folder without games, it is refused.
+  r = Volkhv(args + "-games2 --games-from " + run + "/games");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--games-from needs --net-in")) << r.err;
+  r = Volkhv(args + "-games2 --net-in " + start + " --games-from " + run +
+             "/nets");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(Contains(r.err, "no game records")) << r.err;
+  EXPECT_FALSE(fs::exists(run + "-games2/nets/gen-0000.net"));
+
   const std::string tavreli = dir + "/tavreli.net";
   testing::InitNet("tavreli", tavreli);
   r = Volkhv(args + "-fresh --net-in " + tavreli);

@@ -189,6 +189,8 @@ class Loop {
   absl::Status EnsureNetZero();
   // Generation 0 from options_.start_net (LoopOptions says how).
   absl::Status StartFromNet();
+  // Copies options_.start_games into the run's games (LoopOptions says how).
+  absl::Status CopyStartGames();
   // The net whose games generation `g + 1` learns from.
   std::string SelfplayNet(int g,
                           const std::vector<proto::GenerationRecord>& done);
@@ -274,6 +276,9 @@ absl::Status Loop::StartFromNet() {
     }
     return absl::OkStatus();
   }
+  // Before generation 0's net: its file marks a started run, so a process
+  // stopped while copying copies again.
+  if (absl::Status copied = CopyStartGames(); !copied.ok()) return copied;
   const proto::Provenance& from = start->header.provenance();
   Log(Cat("generation 0: ", options_.start_net, ", a ",
           nn::ArchitectureSummary(start->architecture()), " net (generation ",
@@ -283,6 +288,47 @@ absl::Status Loop::StartFromNet() {
           from.generation(), "; ", from.note(), ")"));
   start->header.mutable_provenance()->set_generation(0);
   return nn::WriteNetworkWeights(*start, paths_.Net(0));
+}
+
+absl::Status Loop::CopyStartGames() {
+  if (options_.start_games.empty()) return absl::OkStatus();
+  absl::StatusOr<std::vector<std::string>> files =
+      ListRecordFiles(options_.start_games);
+  if (!files.ok()) return files.status();
+  if (files->empty()) {
+    return absl::InvalidArgumentError(
+        Cat(options_.start_games, ": no game records (*", kRecordExtension,
+            ") to start the replay window with"));
+  }
+  int64_t games = 0;
+  for (const std::string& path : *files) {
+    absl::StatusOr<std::vector<proto::GameRecord>> records =
+        ReadGameRecords(path);
+    if (!records.ok()) return records.status();
+    for (const proto::GameRecord& record : *records) {
+      if (record.game() == config_.game()) ++games;
+    }
+  }
+  if (games == 0) {
+    return absl::InvalidArgumentError(
+        Cat(options_.start_games, ": no games of ", config_.game(), " in ",
+            files->size(), " record files"));
+  }
+  std::error_code error;
+  fs::create_directories(paths_.Games(), error);
+  for (const std::string& path : *files) {
+    const std::string to =
+        Cat(paths_.Games(), "/earlier-", fs::path(path).filename().string());
+    fs::copy_file(path, to, fs::copy_options::overwrite_existing, error);
+    if (error) {
+      return absl::InternalError(
+          Cat("cannot copy ", path, " to ", to, ": ", error.message()));
+    }
+  }
+  Log(Cat("generation 0: the replay window starts with ", games, " games of ",
+          options_.start_games, " (", files->size(),
+          " files, copied as games/earlier-*)"));
+  return absl::OkStatus();
 }
 
 std::string Loop::SelfplayNet(

@@ -58,6 +58,13 @@ struct LoopOptions {
   // that already has a generation 0, that net must have the same weights.
   // Empty: a random net.
   std::string start_net;
+  // With start_net: a directory of game records (the games/ of the run the
+  // net came from) copied into the new run's games/ as `earlier-FILE`,
+  // names that sort before the run's own, so the replay window holds them
+  // as its oldest games from the first generation on. Every file must read
+  // and at least one game must be of the run's game. Used only when
+  // generation 0 is made; a continued run ignores it.
+  std::string start_games;
   // Makes the evaluator of a net file of the run for the run's game. Empty
   // (the usual): nn::MakeEvaluator with the config's evaluator section
   // (nn/evaluator_factory.h). Either way a net is loaded once and shared by
