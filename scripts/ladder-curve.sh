@@ -37,6 +37,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 points="" out="" binary="$root/build/volkhv" rungs=random,ab1,ab2
 ladder_args=()
 while [ $# -gt 0 ]; do
+  [ "$1" = --resume ] && die "option '--resume' is not taken here (one ladder per point)"
   [ $# -ge 2 ] || die "option '$1' needs a value"
   case "$1" in
     --points) points=$2 ;;

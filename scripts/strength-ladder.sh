@@ -10,6 +10,11 @@
 #
 # GAME: tavreli, tavlei9 or tavlei11. NET: a weights file, or auto (the
 # bundled net, nets/GAME.net).
+#
+# Stopped by SIGINT (Ctrl-C), SIGTERM or SIGHUP, it stops the rung's match,
+# prints the table of the games finished so far (the stopped rung's row
+# among them) and exits with status 130; with --pgn-dir, the same command
+# with --resume continues where it stopped.
 set -euo pipefail
 
 usage() {
@@ -28,6 +33,8 @@ usage: scripts/strength-ladder.sh GAME NET [options]
   --prince-max-steps N   Tavlei option (default 0 = unlimited)
   --out FILE        also write the table to FILE
   --pgn-dir DIR     write each rung's games to DIR/<rung>.pgn
+  --resume          with --pgn-dir: continue a stopped ladder; the games
+                    already in DIR/<rung>.pgn count and are not played again
   --binary PATH     the volkhv binary (default: build/volkhv of this tree)
 EOF
 }
@@ -52,9 +59,14 @@ esac
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 visits=800 games=100 movetime=1000 rungs=random,ab1,ab2,ab3,time
-concurrency=2 random_plies=6 seed=1 prince=0 out="" pgn_dir=""
+concurrency=2 random_plies=6 seed=1 prince=0 out="" pgn_dir="" resume=0
 binary="$root/build/volkhv"
 while [ $# -gt 0 ]; do
+  if [ "$1" = --resume ]; then
+    resume=1
+    shift
+    continue
+  fi
   [ $# -ge 2 ] || die "option '$1' needs a value"
   case "$1" in
     --visits) visits=$2 ;;
@@ -78,11 +90,28 @@ for pair in "visits:$visits" "games:$games" "movetime:$movetime" \
   [[ "${pair#*:}" =~ ^[0-9]+$ ]] || die "option '--${pair%%:*}': '${pair#*:}' is not a non-negative integer"
 done
 [ -x "$binary" ] || die "$binary is not an executable (build first: bash scripts/build.sh)"
+[ "$resume" = 0 ] || [ -n "$pgn_dir" ] ||
+  die "--resume needs --pgn-dir (the folder of the stopped ladder's games)"
 [ -n "$pgn_dir" ] && mkdir -p "$pgn_dir"
+
+# Each match runs in a session of its own, so that a Ctrl-C reaches this
+# script alone, which passes it on once: `volkhv match` ends its games at
+# the first signal and reports those finished; a second would kill it.
+match_pid=""
+stopping=0
+stop_match() {
+  stopping=1
+  [ -n "$match_pid" ] && kill -TERM "$match_pid" 2>/dev/null
+  return 0
+}
+trap stop_match INT TERM HUP
+result_file=$(mktemp)
+trap 'rm -f "$result_file"' EXIT
 
 label="net"
 rows=()
 ran_any=0
+stopped_in=""
 IFS=',' read -r -a rung_list <<<"$rungs"
 for rung in "${rung_list[@]}"; do
   conc=$concurrency
@@ -105,12 +134,38 @@ for rung in "${rung_list[@]}"; do
     --seed "$seed" --quiet)
   [ "$prince" != 0 ] && args+=(--prince-max-steps "$prince")
   [ -n "$pgn_dir" ] && args+=(--pgn-out "$pgn_dir/$rung.pgn")
+  [ "$resume" = 1 ] && args+=(--resume)
+  [ "$stopping" = 0 ] || break
   echo "strength-ladder: $game $rung: volkhv match ${args[*]}" >&2
-  row=$(match_row "$binary" "$opp" "$tc" "${args[@]}") || exit 2
+  start=$(date +%s)
+  setsid "$binary" match "${args[@]}" >"$result_file" &
+  match_pid=$!
+  status=0
+  while true; do
+    wait "$match_pid" && status=0 || status=$?
+    # A trapped signal ends `wait` early (status above 128) while the
+    # match is still finishing: wait for it again.
+    kill -0 "$match_pid" 2>/dev/null || break
+  done
+  match_pid=""
+  row_status=0
+  row=$(result_row "$opp" "$tc" "$status" $(($(date +%s) - start)) "$result_file") ||
+    row_status=$?
+  case "$row_status" in
+    0) ;;
+    3) stopped_in=$rung ;;
+    *) die "the match of rung '$rung' failed: volkhv match ${args[*]}" ;;
+  esac
   rows+=("$row")
   ran_any=1
+  [ -z "$stopped_in" ] || break
 done
+if [ "$stopping" = 1 ] && [ "$ran_any" = 0 ]; then
+  echo "strength-ladder: stopped before its first rung" >&2
+  exit 130
+fi
 [ "$ran_any" = 1 ] || die "no rung to play"
+[ -z "$stopped_in" ] && [ "$stopping" = 1 ] && stopped_in=$rung
 
 table=$(
   echo "Strength ladder of \`$net\` ($game), MCTS $visits visits per move unless said; $games games per rung in colour-swapped pairs from $random_plies random plies, seed $seed."
@@ -122,4 +177,12 @@ table=$(
 echo "$table"
 if [ -n "$out" ]; then
   printf '%s\n' "$table" >"$out"
+fi
+if [ -n "$stopped_in" ]; then
+  if [ -n "$pgn_dir" ]; then
+    echo "strength-ladder: stopped in rung '$stopped_in' (its row counts the games finished); the same command with --resume continues" >&2
+  else
+    echo "strength-ladder: stopped in rung '$stopped_in' (its row counts the games finished); with --pgn-dir, --resume could continue" >&2
+  fi
+  exit 130
 fi

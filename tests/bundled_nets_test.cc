@@ -26,6 +26,15 @@ int Lines(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
 }
 
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos;
+       at = text.find(what, at + what.size())) {
+    ++n;
+  }
+  return n;
+}
+
 TEST(BundledNetTest, VolkhvNetsAloneWhenSetElseBuildInstallAndSource) {
   EXPECT_EQ(nn::BundledNetDirs(std::string("/my/nets"), "/x/build", "/src"),
             std::vector<std::string>{"/my/nets"});
@@ -182,6 +191,68 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
   EXPECT_EQ(testing::Slurp(dir.File("bad_rung.txt")),
             "strength-ladder: unknown rung 'ab9' (known: random, greedy, ab1, "
             "ab2, ab3, time)\n");
+}
+
+// A ladder stopped by a signal prints the rows of the games it finished
+// and exits 130; with --pgn-dir, --resume plays only the games left. The
+// signal is sent once the rung's game file holds a finished game, and 20
+// games take seconds, so the stop always falls inside the rung.
+TEST(StrengthLadderTest, AStoppedLadderReportsItsGamesAndResumes) {
+  ScopedTempDir dir;
+  InitNet("tavlei9", dir.File("gen0.net"));
+  const std::string ladder = std::string("bash ") + VOLKHV_SOURCE_DIR +
+                             "/scripts/strength-ladder.sh tavlei9 " +
+                             dir.File("gen0.net") +
+                             " --rungs random,greedy --games 20 --visits 4 "
+                             "--concurrency 1 --pgn-dir " +
+                             dir.File("pgn") + " --binary " + VOLKHV_BINARY;
+  const std::string pgn = dir.File("pgn/random.pgn");
+  // A background job of a script ignores SIGINT, so the test sends SIGTERM
+  // (the script handles both alike); the wait for the first game is bounded.
+  const std::string stopped =
+      "bash -c '" + ladder + " >" + dir.File("stopped.txt") + " 2>" +
+      dir.File("stopped-err.txt") + " & p=$!; for i in $(seq 1200); do " +
+      "grep -q \"^\\[Result\" " + pgn +
+      " 2>/dev/null && break; sleep 0.05; done; kill -TERM $p; wait $p; " +
+      "exit $?'";
+  const int status = std::system(stopped.c_str());
+  ASSERT_EQ(WEXITSTATUS(status), 130)
+      << testing::Slurp(dir.File("stopped-err.txt"));
+  const std::string table = testing::Slurp(dir.File("stopped.txt"));
+  const int finished = Count(testing::Slurp(pgn), "[Result ");
+  ASSERT_GT(finished, 0);
+  ASSERT_LT(finished, 20);
+  EXPECT_TRUE(RowHasGames(
+      table,
+      "| random | 4 visits vs random | " + std::to_string(finished) + " | ",
+      finished));
+  EXPECT_EQ(table.find("| alphabeta"), std::string::npos) << table;
+  EXPECT_NE(testing::Slurp(dir.File("stopped-err.txt"))
+                .find("strength-ladder: stopped in rung 'random' (its row "
+                      "counts the games finished); the same command with "
+                      "--resume continues"),
+            std::string::npos);
+
+  const std::string resumed = ladder + " --resume >" + dir.File("resumed.txt") +
+                              " 2>" + dir.File("resumed-err.txt");
+  ASSERT_EQ(std::system(resumed.c_str()), 0)
+      << testing::Slurp(dir.File("resumed-err.txt"));
+  const std::string full = testing::Slurp(dir.File("resumed.txt"));
+  EXPECT_TRUE(RowHasGames(full, "| random | 4 visits vs random | 20 | ", 20));
+  EXPECT_TRUE(RowHasGames(full,
+                          "| alphabeta:depth=1,qdepth=0 | 4 visits vs depth 1, "
+                          "no quiescence | 20 | ",
+                          20));
+
+  // --resume without the folder of the games is refused.
+  const std::string bad = std::string("bash ") + VOLKHV_SOURCE_DIR +
+                          "/scripts/strength-ladder.sh tavlei9 auto --resume "
+                          "--binary " +
+                          VOLKHV_BINARY + " >" + dir.File("bad.txt") + " 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
+  EXPECT_EQ(testing::Slurp(dir.File("bad.txt")),
+            "strength-ladder: --resume needs --pgn-dir (the folder of the "
+            "stopped ladder's games)\n");
 }
 
 }  // namespace
