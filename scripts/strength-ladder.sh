@@ -111,7 +111,7 @@ trap 'rm -f "$result_file"' EXIT
 label="net"
 rows=()
 ran_any=0
-stopped_in=""
+stopped_in="" stopped_before=""
 IFS=',' read -r -a rung_list <<<"$rungs"
 for rung in "${rung_list[@]}"; do
   conc=$concurrency
@@ -135,7 +135,10 @@ for rung in "${rung_list[@]}"; do
   [ "$prince" != 0 ] && args+=(--prince-max-steps "$prince")
   [ -n "$pgn_dir" ] && args+=(--pgn-out "$pgn_dir/$rung.pgn")
   [ "$resume" = 1 ] && args+=(--resume)
-  [ "$stopping" = 0 ] || break
+  if [ "$stopping" = 1 ]; then
+    stopped_before=$rung
+    break
+  fi
   echo "strength-ladder: $game $rung: volkhv match ${args[*]}" >&2
   start=$(date +%s)
   setsid "$binary" match "${args[@]}" >"$result_file" &
@@ -160,12 +163,11 @@ for rung in "${rung_list[@]}"; do
   ran_any=1
   [ -z "$stopped_in" ] || break
 done
-if [ "$stopping" = 1 ] && [ "$ran_any" = 0 ]; then
+if [ -n "$stopped_before" ] && [ "$ran_any" = 0 ]; then
   echo "strength-ladder: stopped before its first rung" >&2
   exit 130
 fi
 [ "$ran_any" = 1 ] || die "no rung to play"
-[ -z "$stopped_in" ] && [ "$stopping" = 1 ] && stopped_in=$rung
 
 table=$(
   echo "Strength ladder of \`$net\` ($game), MCTS $visits visits per move unless said; $games games per rung in colour-swapped pairs from $random_plies random plies, seed $seed."
@@ -178,11 +180,16 @@ echo "$table"
 if [ -n "$out" ]; then
   printf '%s\n' "$table" >"$out"
 fi
-if [ -n "$stopped_in" ]; then
-  if [ -n "$pgn_dir" ]; then
-    echo "strength-ladder: stopped in rung '$stopped_in' (its row counts the games finished); the same command with --resume continues" >&2
+if [ -n "$stopped_in$stopped_before" ]; then
+  if [ -n "$stopped_in" ]; then
+    where="in rung '$stopped_in' (its row counts the games finished)"
   else
-    echo "strength-ladder: stopped in rung '$stopped_in' (its row counts the games finished); with --pgn-dir, --resume could continue" >&2
+    where="before rung '$stopped_before'"
+  fi
+  if [ -n "$pgn_dir" ]; then
+    echo "strength-ladder: stopped $where; the same command with --resume continues" >&2
+  else
+    echo "strength-ladder: stopped $where; with --pgn-dir, --resume could continue" >&2
   fi
   exit 130
 fi
