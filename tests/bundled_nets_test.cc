@@ -150,6 +150,17 @@ TEST(BundledNetCliTest, RandomNeedsNoNet) {
   EXPECT_EQ(r.err, "");
 }
 
+// What scripts/strength-ladder.sh prints when it refuses `args`; expects
+// its exit status 2.
+std::string LadderRefusal(const ScopedTempDir& dir, const std::string& args) {
+  const std::string out = dir.File("refusal.txt");
+  const std::string command = std::string("bash ") + VOLKHV_SOURCE_DIR +
+                              "/scripts/strength-ladder.sh " + args + " >" +
+                              out + " 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(command.c_str())), 2) << args;
+  return testing::Slurp(out);
+}
+
 TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
   ScopedTempDir dir;
   InitNet("tavlei9", dir.File("gen0.net"));
@@ -175,22 +186,18 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
     EXPECT_TRUE(RowHasGames(table, row, 2));
   }
   // Bad input: one line naming the problem, exit 2.
-  const std::string bad = std::string("bash ") + VOLKHV_SOURCE_DIR +
-                          "/scripts/strength-ladder.sh chess x >" +
-                          dir.File("bad.txt") + " 2>&1";
-  const int status = std::system(bad.c_str());
-  EXPECT_EQ(WEXITSTATUS(status), 2);
-  EXPECT_EQ(testing::Slurp(dir.File("bad.txt")),
+  EXPECT_EQ(LadderRefusal(dir, "chess x"),
             "strength-ladder: unknown game 'chess' (known: tavreli, "
             "tavlei9, tavlei11)\n");
-  const std::string bad_rung =
-      std::string("bash ") + VOLKHV_SOURCE_DIR +
-      "/scripts/strength-ladder.sh tavlei9 auto --rungs ab9 --binary " +
-      VOLKHV_BINARY + " >" + dir.File("bad_rung.txt") + " 2>&1";
-  EXPECT_EQ(WEXITSTATUS(std::system(bad_rung.c_str())), 2);
-  EXPECT_EQ(testing::Slurp(dir.File("bad_rung.txt")),
+  EXPECT_EQ(LadderRefusal(dir, std::string("tavlei9 auto --rungs ab9 "
+                                           "--binary ") +
+                                   VOLKHV_BINARY),
             "strength-ladder: unknown rung 'ab9' (known: random, greedy, ab1, "
             "ab2, ab3, time)\n");
+  EXPECT_EQ(LadderRefusal(dir, std::string("tavlei9 auto --resume --binary ") +
+                                   VOLKHV_BINARY),
+            "strength-ladder: --resume needs --pgn-dir (the folder of the "
+            "stopped ladder's games)\n");
 }
 
 // A ladder stopped by a signal prints the rows of the games it finished
@@ -243,16 +250,6 @@ TEST(StrengthLadderTest, AStoppedLadderReportsItsGamesAndResumes) {
                           "| alphabeta:depth=1,qdepth=0 | 4 visits vs depth 1, "
                           "no quiescence | 20 | ",
                           20));
-
-  // --resume without the folder of the games is refused.
-  const std::string bad = std::string("bash ") + VOLKHV_SOURCE_DIR +
-                          "/scripts/strength-ladder.sh tavlei9 auto --resume "
-                          "--binary " +
-                          VOLKHV_BINARY + " >" + dir.File("bad.txt") + " 2>&1";
-  EXPECT_EQ(WEXITSTATUS(std::system(bad.c_str())), 2);
-  EXPECT_EQ(testing::Slurp(dir.File("bad.txt")),
-            "strength-ladder: --resume needs --pgn-dir (the folder of the "
-            "stopped ladder's games)\n");
 }
 
 }  // namespace
