@@ -28,6 +28,8 @@ int RunPlay(const std::vector<std::string>& args);
 int RunAnalyze(const std::vector<std::string>& args);
 // `volkhv match ...` (cli/match_command.cc).
 int RunMatch(const std::vector<std::string>& args);
+// `volkhv elo FILE...` (cli/elo_command.cc).
+int RunElo(const std::vector<std::string>& args);
 // `volkhv selfplay ...` (cli/selfplay_command.cc).
 int RunSelfplay(const std::vector<std::string>& args);
 // `volkhv train ...` (cli/train_command.cc).

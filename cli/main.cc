@@ -28,6 +28,7 @@ constexpr char kUsage[] =
     "  selfplay   generate self-play game records\n"
     "  train      train a network on game records\n"
     "  match      play players against each other: Elo, SPRT, game files\n"
+    "  elo        Elo, W/D/L and game pairs of match game files\n"
     "  net        network files: init, describe, bundle\n"
     "  records    game record files: show, stats\n"
     "  bench      benchmarks: movegen, search, nn, quiescence\n";
@@ -71,6 +72,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& args) {
   if (command == "selfplay") return RunSelfplay(args);
   if (command == "train") return RunTrain(args);
   if (command == "match") return RunMatch(args);
+  if (command == "elo") return RunElo(args);
   if (command == "engine") return RunEngine(args);
   if (command == "analysis") return RunAnalysis(args);
   if (command == "play") return RunPlay(args);

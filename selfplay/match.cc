@@ -33,41 +33,6 @@ struct Job {
 
 std::string PlusMinus(double x) { return absl::StrFormat("%+.1f", x); }
 
-// How a game read back from the file ended, from its [Termination] text (as
-// PlayGame writes them).
-void SetEndFromText(const std::string& game, GameOutcome* outcome) {
-  const std::string& text = outcome->termination;
-  using End = GameOutcome::End;
-  auto starts = [&text](std::string_view prefix) {
-    return text.rfind(prefix, 0) == 0;
-  };
-  if (text == TerminationName(game, Termination::kTimeForfeit)) {
-    outcome->end = End::kTimeForfeit;
-  } else if (text == TerminationName(game, Termination::kResignation)) {
-    outcome->end = End::kResignation;
-  } else if (text == TerminationName(game, Termination::kAdjudication)) {
-    outcome->end = End::kDraw;
-  } else if (starts("adjudication: ")) {
-    outcome->end = text.size() > 6 && text.substr(text.size() - 6) == " plies"
-                       ? End::kMaxPlies
-                       : End::kScore;
-  } else if (starts("illegal move by ")) {
-    outcome->end = End::kIllegalMove;
-  } else if (starts("forfeit by ")) {
-    outcome->end = End::kForfeit;
-  } else {
-    outcome->end = End::kRules;
-    for (int code = 1; code < 256; ++code) {
-      const Termination t = static_cast<Termination>(code);
-      if (FindTermination(game, t) != nullptr &&
-          TerminationName(game, t) == text) {
-        outcome->rules_termination = t;
-        break;
-      }
-    }
-  }
-}
-
 // "45s", "3m12s", "1h02m".
 std::string Duration(double seconds) {
   const int64_t s = static_cast<int64_t>(std::llround(std::max(seconds, 0.0)));
@@ -77,6 +42,18 @@ std::string Duration(double seconds) {
 }
 
 }  // namespace
+
+void PairingStats::CountGame(double a_score, double first_score) {
+  if (a_score > 0.75) {
+    ++counts.wins;
+  } else if (a_score < 0.25) {
+    ++counts.losses;
+  } else {
+    ++counts.draws;
+  }
+  ++games;
+  first_mover_points2 += static_cast<int>(std::lround(2 * first_score));
+}
 
 EloEstimate PairingStats::Elo(bool pentanomial) const {
   int pairs_done = 0;
@@ -247,7 +224,10 @@ std::string MatchReport::Summary() const {
            absl::StrFormat("interrupted after %d of %d games\n",
                            static_cast<int>(games.size()), games_scheduled));
   }
-  if (games_resumed > 0) {
+  if (tally) {
+    Append(&out, absl::StrFormat("%d games read from game files\n",
+                                 static_cast<int>(games.size())));
+  } else if (games_resumed > 0) {
     Append(&out, absl::StrFormat(
                      "%d games (%d read back from the game file) in "
                      "%.1f s\n",
@@ -407,16 +387,7 @@ absl::StatusOr<MatchReport> RunMatch(
     PairingStats& stats = report.pairings[job.pairing];
     const double a_score =
         job.swapped ? 1 - outcome.first_score : outcome.first_score;
-    if (a_score > 0.75) {
-      ++stats.counts.wins;
-    } else if (a_score < 0.25) {
-      ++stats.counts.losses;
-    } else {
-      ++stats.counts.draws;
-    }
-    ++stats.games;
-    stats.first_mover_points2 +=
-        static_cast<int>(std::lround(2 * outcome.first_score));
+    stats.CountGame(a_score, outcome.first_score);
     const auto key = std::make_pair(job.pairing, job.pair);
     if (auto it = half_pairs.find(key); it != half_pairs.end()) {
       ++stats.pairs[PairIndex(it->second, a_score)];
@@ -432,7 +403,7 @@ absl::StatusOr<MatchReport> RunMatch(
   std::vector<bool> done(jobs.size(), false);
   if (options.resume) {
     absl::StatusOr<std::vector<FinishedGame>> finished =
-        ReadFinishedGames(game, options.pgn_path);
+        ReadFinishedGames(game, options.pgn_path, UnfinishedLastGame::kCut);
     if (!finished.ok()) return finished.status();
     std::sort(finished->begin(), finished->end(),
               [](const FinishedGame& x, const FinishedGame& y) {
@@ -465,7 +436,7 @@ absl::StatusOr<MatchReport> RunMatch(
       outcome.termination = f.termination;
       outcome.detail = f.detail;
       outcome.resumed = true;
-      SetEndFromText(info.name, &outcome);
+      SetEndFromTermination(info.name, &outcome);
       outcome.start_position = f.start_position;
       outcome.moves = std::move(f.moves);
       outcome.move_texts = std::move(f.move_texts);

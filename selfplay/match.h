@@ -130,6 +130,9 @@ struct PairingStats {
   int first_mover_points2 = 0;  // points of whoever moved first, doubled
   int games = 0;
 
+  // Counts a game in counts, games and first_mover_points2: `a_score` is
+  // a's (1, 0.5 or 0), `first_score` the first mover's.
+  void CountGame(double a_score, double first_score);
   EloEstimate Elo(bool pentanomial) const;
 };
 
@@ -145,6 +148,7 @@ struct MatchReport {
   bool interrupted = false;        // MatchOptions::interrupt stopped it
   int games_resumed = 0;           // of games, read back from the file
   double seconds = 0;              // this run's, resumed games not counted
+  bool tally = false;  // every game read from game files (TallyGames)
 
   // One line: games, W-D-L of the first pairing, score, Elo, LLR (or the
   // points of each player), and the time left at this run's pace.

@@ -5,6 +5,7 @@
 #include <system_error>
 #include <utility>
 
+#include "engine/games/games.h"
 #include "engine/records/game_file_reader.h"
 #include "engine/records/game_file_writer.h"
 #include "engine/util/files.h"
@@ -103,7 +104,7 @@ absl::StatusOr<FinishedGame> ReadOne(const Game& game, std::string_view text,
 }  // namespace
 
 absl::StatusOr<std::vector<FinishedGame>> ReadFinishedGames(
-    const Game& game, const std::string& path) {
+    const Game& game, const std::string& path, UnfinishedLastGame unfinished) {
   std::vector<FinishedGame> games;
   std::error_code error;
   if (!std::filesystem::exists(path, error)) return games;
@@ -128,6 +129,7 @@ absl::StatusOr<std::vector<FinishedGame>> ReadFinishedGames(
                                               ": an unfinished game (", cut,
                                               ") before the last"));
       }
+      if (unfinished == UnfinishedLastGame::kSkip) break;
       std::filesystem::resize_file(path, starts[i], error);
       if (error) {
         return absl::InvalidArgumentError(Cat(
@@ -141,6 +143,39 @@ absl::StatusOr<std::vector<FinishedGame>> ReadFinishedGames(
     return absl::InvalidArgumentError(Cat(path, ": no games in it"));
   }
   return games;
+}
+
+void SetEndFromTermination(const std::string& game, GameOutcome* outcome) {
+  const std::string& text = outcome->termination;
+  using End = GameOutcome::End;
+  auto starts = [&text](std::string_view prefix) {
+    return text.rfind(prefix, 0) == 0;
+  };
+  if (text == TerminationName(game, Termination::kTimeForfeit)) {
+    outcome->end = End::kTimeForfeit;
+  } else if (text == TerminationName(game, Termination::kResignation)) {
+    outcome->end = End::kResignation;
+  } else if (text == TerminationName(game, Termination::kAdjudication)) {
+    outcome->end = End::kDraw;
+  } else if (starts("adjudication: ")) {
+    outcome->end = text.size() > 6 && text.substr(text.size() - 6) == " plies"
+                       ? End::kMaxPlies
+                       : End::kScore;
+  } else if (starts("illegal move by ")) {
+    outcome->end = End::kIllegalMove;
+  } else if (starts("forfeit by ")) {
+    outcome->end = End::kForfeit;
+  } else {
+    outcome->end = End::kRules;
+    for (int code = 1; code < 256; ++code) {
+      const Termination t = static_cast<Termination>(code);
+      if (FindTermination(game, t) != nullptr &&
+          TerminationName(game, t) == text) {
+        outcome->rules_termination = t;
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace volkhv::selfplay

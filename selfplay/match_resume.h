@@ -1,5 +1,6 @@
-// Reading back the finished games of an interrupted match from its game
-// file (MatchOptions::resume).
+// Reading back the finished games of a match from its game file: to resume
+// an interrupted match (MatchOptions::resume) or to tally played games
+// (selfplay/match_tally.h).
 #ifndef VOLKHV_SELFPLAY_MATCH_RESUME_H_
 #define VOLKHV_SELFPLAY_MATCH_RESUME_H_
 
@@ -9,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "engine/game/game.h"
 #include "engine/game/move.h"
+#include "selfplay/match.h"
 
 namespace volkhv::selfplay {
 
@@ -25,13 +27,21 @@ struct FinishedGame {
   std::vector<std::string> move_texts;  // as written
 };
 
+// What becomes of a last game cut off in writing (its result or moves
+// missing, fewer moves than its [Plies]): cut from the file, so that a
+// resumed match appends after the finished games, or only left out.
+enum class UnfinishedLastGame { kCut, kSkip };
+
 // The games of the game file at `path` (none when there is no such file).
-// A last game cut off in writing (its result or moves missing, fewer moves
-// than its [Plies]) is cut from the file. Errors name the file and the
-// game: unreadable, an unfinished game before the last, a game without
-// [Round] or [Result], moves that do not replay.
+// Errors name the file and the game: unreadable, an unfinished game before
+// the last, a game without [Round] or [Result], moves that do not replay.
 absl::StatusOr<std::vector<FinishedGame>> ReadFinishedGames(
-    const Game& game, const std::string& path);
+    const Game& game, const std::string& path, UnfinishedLastGame unfinished);
+
+// How a game read back ended (outcome->end, and rules_termination when the
+// rules ended it), from its outcome->termination text as PlayGame writes it
+// in a game of `game` (the game's name).
+void SetEndFromTermination(const std::string& game, GameOutcome* outcome);
 
 }  // namespace volkhv::selfplay
 

@@ -10,6 +10,7 @@
 #include <regex>
 #include <string>
 
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "nn/weights_file.h"
 #include "tests/game_fixtures.h"
@@ -17,6 +18,7 @@
 
 namespace {
 
+using ::volkhv::Cat;
 using ::volkhv::testing::Contains;
 using ::volkhv::testing::EncoderFor;
 using ::volkhv::testing::FreshPath;
@@ -134,6 +136,64 @@ TEST(CliTest, BadInputGetsOneLineAndTheRightExitCode) {
                                                              << r.err;
     EXPECT_GE(LineCount(r.err), 1) << c.args;
     EXPECT_EQ(r.err.find("volkhv"), 0u) << c.args << "\n" << r.err;
+  }
+}
+
+// `volkhv elo` on a match's game file prints the match's own table; two
+// files of different games, a missing file and a player not in the games
+// are one-line errors.
+TEST(CliTest, EloReadsBackTheMatchsResult) {
+  ::volkhv::testing::ScopedTempDir dir;
+  const std::string games = dir.File("games.pgn");
+  const RunResult match = Volkhv(
+      "match --game tavlei9 --player random --player alphabeta:depth=1 "
+      "--games 6 --random-plies 4 --seed 3 --max-plies 200 --quiet "
+      "--pgn-out " +
+      games);
+  ASSERT_EQ(match.exit_code, 0) << match.err;
+  const RunResult elo = Volkhv("elo " + games);
+  ASSERT_EQ(elo.exit_code, 0) << elo.err;
+  // The match's report from "random vs" to its timing line.
+  const size_t from = match.out.find("random vs alphabeta:depth=1: 6 games");
+  const size_t to = match.out.find("6 games in ");
+  ASSERT_NE(from, std::string::npos) << match.out;
+  ASSERT_NE(to, std::string::npos) << match.out;
+  EXPECT_EQ(elo.out, "Games: tavlei9, 1 file\n" +
+                         match.out.substr(from, to - from) +
+                         "6 games read from game files\n");
+  EXPECT_NE(Volkhv("elo " + games + " --player alphabeta:depth=1")
+                .out.find("alphabeta:depth=1 vs random: 6 games"),
+            std::string::npos);
+
+  const std::string tavreli = dir.File("tavreli.pgn");
+  ASSERT_EQ(Volkhv("match --player random --player random --games 2 --seed 1 "
+                   "--max-plies 20 --quiet --pgn-out " +
+                   tavreli)
+                .exit_code,
+            0);
+  struct Case {
+    std::string args;
+    int exit_code;
+    std::string message;
+  };
+  const Case kCases[] = {
+      {"elo", 2, "volkhv elo: expected one or more game files"},
+      {"elo " + games + " " + tavreli, 1,
+       Cat("volkhv elo: ", tavreli, " holds tavreli games; ", games,
+           " holds tavlei9 games")},
+      {"elo " + dir.File("none.pgn"), 1,
+       Cat("volkhv elo: ", dir.File("none.pgn"), ": no such file")},
+      {"elo " + games + " --player nobody", 1,
+       "volkhv elo: no game of 'nobody' in the game files; they hold random, "
+       "alphabeta:depth=1"},
+      {"elo " + games + " --sprt elo0=0,elo2=5", 2,
+       "volkhv elo: SPRT: unknown key 'elo2'"},
+  };
+  for (const Case& c : kCases) {
+    const RunResult r = Volkhv(c.args);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
+    EXPECT_TRUE(r.err.starts_with(c.message)) << c.args << "\n" << r.err;
+    EXPECT_EQ(LineCount(r.err), 1) << r.err;
   }
 }
 
