@@ -36,9 +36,10 @@ absl::StatusOr<std::unique_ptr<Game>> GameOfFile(const CommandLine& cl,
   absl::StatusOr<std::vector<RecordedGame>> first =
       ParseGameFileText(std::string_view(*text).substr(
           0, next == std::string::npos ? text->size() : next));
-  if (!first.ok())
+  if (!first.ok()) {
     return absl::InvalidArgumentError(
         Cat(path, ": ", first.status().message()));
+  }
   if (first->empty()) {
     return absl::InvalidArgumentError(Cat(path, ": no games in it"));
   }
