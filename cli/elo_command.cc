@@ -1,6 +1,7 @@
 // `volkhv elo FILE...`: Elo, W/D/L and game pairs of the games in match game
 // files, several matches' together (selfplay/match_tally.h).
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -10,7 +11,6 @@
 #include "cli/commands.h"
 #include "cli/game_setup.h"
 #include "engine/records/game_file_reader.h"
-#include "engine/util/files.h"
 #include "engine/util/strings.h"
 #include "selfplay/match_tally.h"
 
@@ -18,7 +18,7 @@ namespace volkhv::cli {
 namespace {
 
 constexpr char kCommand[] = "elo";
-constexpr int64_t kMaxGameFileBytes = int64_t{1} << 30;
+constexpr size_t kMaxTagBytes = size_t{1} << 16;
 constexpr int kMaxFiles = 10000;
 
 // The game the first game of the file at `path` was played in (its [Game]
@@ -28,14 +28,21 @@ absl::StatusOr<std::unique_ptr<Game>> GameOfFile(const CommandLine& cl,
   if (std::error_code error; !std::filesystem::is_regular_file(path, error)) {
     return absl::NotFoundError(Cat(path, ": no such file"));
   }
-  absl::StatusOr<std::string> text =
-      ReadBoundedFile(path, kMaxGameFileBytes, "game file");
-  if (!text.ok()) return text.status();
-  // Only the first game: a last game cut off in writing is left out later.
-  const size_t next = text->find("\n\n[");
-  absl::StatusOr<std::vector<RecordedGame>> first =
-      ParseGameFileText(std::string_view(*text).substr(
-          0, next == std::string::npos ? text->size() : next));
+  // Only the first game's tags: the games themselves are read once, by
+  // ReadFinishedGames, which also leaves out an unfinished last game.
+  std::ifstream in(path, std::ios::binary);
+  std::string head(kMaxTagBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  const size_t start = head.find_first_not_of(" \t\r\n");
+  const size_t blank =
+      head.find("\n\n", start == std::string::npos ? 0 : start);
+  const std::string tags =
+      start == std::string::npos
+          ? ""
+          : head.substr(start, blank == std::string::npos ? std::string::npos
+                                                          : blank - start + 1);
+  absl::StatusOr<std::vector<RecordedGame>> first = ParseGameFileText(tags);
   if (!first.ok()) {
     return absl::InvalidArgumentError(
         Cat(path, ": ", first.status().message()));
