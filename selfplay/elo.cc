@@ -138,20 +138,31 @@ EloEstimate EstimateFromResults(std::vector<double> results, int games) {
   e.games = games;
   double samples = 0;
   for (double x : results) samples += x;
-  if (samples > 0 &&
-      (results.back() == samples || results.front() == samples)) {
-    // A perfect record: the mean score is at least the probability of the
-    // best outcome, whose exact one-sided bound is 0.025^(1/n).
-    e.perfect = results.back() == samples ? 1 : -1;
+  const int outcomes = static_cast<int>(results.size());
+  for (int i = 0; i < outcomes && samples > 0; ++i) {
+    if (results[i] != samples) continue;
+    // Every sample the same outcome v (a score in [0, 1]): the data has no
+    // variance to estimate. With 97.5 % the outcome's probability q is at
+    // least b = 0.025^(1/n) (the exact one-sided bound of n in n), so the
+    // mean score lies in [v b, v b + (1 - b)]: for v = 1 the perfect
+    // record's bound [b, 1].
+    const double v = static_cast<double>(i) / (outcomes - 1);
     const double bound = std::pow(0.025, 1 / samples);
-    e.score = e.perfect > 0 ? 1 : 0;
-    e.elo = EloFromScore(e.score);
-    e.elo_low = e.perfect > 0 ? EloFromScore(bound) : EloFromScore(0);
-    e.elo_high = e.perfect > 0 ? EloFromScore(1) : EloFromScore(1 - bound);
+    e.single_outcome = true;
+    e.perfect = i == outcomes - 1 ? 1 : i == 0 ? -1 : 0;
+    e.score = v;
+    e.elo = EloFromScore(v);
+    e.elo_low = EloFromScore(v * bound);
+    e.elo_high = EloFromScore(v * bound + 1 - bound);
     e.elo_error = (e.elo_high - e.elo_low) / 2;
-    // P(score > 1/2) under the Beta(n + 1, 1) posterior of a uniform prior.
-    e.los = e.perfect > 0 ? 1 - std::pow(0.5, samples + 1)
-                          : std::pow(0.5, samples + 1);
+    // The score is above 1/2 when q > 1/(2v) (below it when q > 1/(2 - 2v));
+    // P(q > t) = 1 - t^(n+1) under the Beta(n + 1, 1) posterior of a
+    // uniform prior.
+    if (v > 0.5) {
+      e.los = 1 - std::pow(0.5 / v, samples + 1);
+    } else if (v < 0.5) {
+      e.los = std::pow(0.5 / (1 - v), samples + 1);
+    }
     return e;
   }
   for (double& x : results) {

@@ -50,18 +50,20 @@ struct EloEstimate {
   double los = 0.5;       // likelihood of superiority, P(true score > 0.5)
   double nelo = 0;        // normalized Elo (fishtest), per game
   double nelo_error = 0;  // its 95 % half-width
-  // Every game (pair) won, or every one lost: the score has no finite Elo
-  // and its variance no estimate. Then elo is the +/-1199.8 clamp, the
-  // interval's open end is the exact one-sided 97.5 % bound of a perfect
-  // record over n samples (score >= 0.025^(1/n), Clopper-Pearson), the
-  // other end the clamp, and nelo, nelo_error are 0.
+  // Every game (pair) the same outcome: the data has no variance to
+  // estimate. Then the interval is exact and one-sided: with 97.5 % the
+  // outcome's probability is at least b = 0.025^(1/n) over n samples
+  // (Clopper-Pearson), so the score lies in [v b, v b + 1 - b] for the
+  // outcome's score v; nelo and nelo_error are 0. A perfect record (all
+  // won, all lost) has elo at the +/-1199.8 clamp and one open end.
+  bool single_outcome = false;
   int perfect = 0;  // +1 all won, -1 all lost, 0 otherwise
 };
 
 // From game counts (trinomial), or from pair counts (pentanomial: the
 // variance of pairs, which the opening correlates, is used). Zero counts are
-// replaced by 0.001 first, as fishtest's get_elo does (except for a perfect
-// record, see EloEstimate::perfect).
+// replaced by 0.001 first, as fishtest's get_elo does (except when every
+// sample is the same outcome, see EloEstimate::single_outcome).
 EloEstimate EstimateElo(const GameCounts& counts);
 EloEstimate EstimateElo(const PairCounts& pairs);
 

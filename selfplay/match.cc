@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -31,7 +32,11 @@ struct Job {
   int round;
 };
 
-std::string PlusMinus(double x) { return absl::StrFormat("%+.1f", x); }
+// "+0.0" for anything that rounds to zero, never "-0.0".
+std::string PlusMinus(double x) {
+  const double tenths = std::round(x * 10) / 10;
+  return absl::StrFormat("%+.1f", tenths == 0 ? 0.0 : tenths);
+}
 
 // "45s", "3m12s", "1h02m".
 std::string Duration(double seconds) {
@@ -114,18 +119,26 @@ std::string MatchReport::Summary() const {
     Append(&out, absl::StrFormat("  W/D/L %d/%d/%d for %s, score %.3f\n",
                                  p.counts.wins, p.counts.draws, p.counts.losses,
                                  players[p.a], p.counts.Score()));
-    const char* model =
-        pentanomial && pairs_done > 0 ? "pentanomial" : "trinomial";
+    const bool by_pairs = pentanomial && pairs_done > 0;
+    const char* model = by_pairs ? "pentanomial" : "trinomial";
+    const int samples = by_pairs ? pairs_done : p.counts.games();
+    const char* sample_name = by_pairs ? "pairs" : "games";
     if (e.perfect != 0) {
-      Append(
-          &out,
-          absl::StrFormat(
-              "  Elo %s %s: a perfect score (97.5 %% one-sided bound "
-              "over %d %s), LOS %.2f %%\n",
-              e.perfect > 0 ? ">" : "<",
-              PlusMinus(e.perfect > 0 ? e.elo_low : e.elo_high),
-              pentanomial && pairs_done > 0 ? pairs_done : p.counts.games(),
-              pentanomial && pairs_done > 0 ? "pairs" : "games", 100 * e.los));
+      Append(&out, absl::StrFormat(
+                       "  Elo %s %s: a perfect score (97.5 %% one-sided bound "
+                       "over %d %s), LOS %.2f %%\n",
+                       e.perfect > 0 ? ">" : "<",
+                       PlusMinus(e.perfect > 0 ? e.elo_low : e.elo_high),
+                       samples, sample_name, 100 * e.los));
+    } else if (e.single_outcome) {
+      Append(&out,
+             absl::StrFormat(
+                 "  Elo %s (95 %%: %s .. %s): every one of the %d %s scored "
+                 "%s (exact bound), LOS %.2f %%\n",
+                 PlusMinus(e.elo), PlusMinus(e.elo_low), PlusMinus(e.elo_high),
+                 samples, sample_name,
+                 absl::StrFormat("%g", by_pairs ? 2 * e.score : e.score),
+                 100 * e.los));
     } else {
       Append(&out, absl::StrFormat(
                        "  Elo %s +/- %.1f (95 %%: %s .. %s), LOS %.2f "

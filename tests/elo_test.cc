@@ -15,8 +15,10 @@
 #include "selfplay/elo.h"
 
 #include <cmath>
+#include <string>
 
 #include "gtest/gtest.h"
+#include "selfplay/match.h"
 
 namespace volkhv::selfplay {
 namespace {
@@ -89,6 +91,7 @@ TEST(EloTest, PerfectScoresGetAOneSidedBound) {
   // 10 wins of 10: the score is at least 0.025^(1/10) with 97.5 %.
   EloEstimate e = EstimateElo(GameCounts{10, 0, 0});
   EXPECT_EQ(e.perfect, 1);
+  EXPECT_TRUE(e.single_outcome);
   EXPECT_NEAR(e.elo_low, EloFromScore(std::pow(0.025, 0.1)), 1e-9);
   EXPECT_NEAR(e.elo_low, 140.2, 0.1);
   EXPECT_NEAR(e.elo_high, EloFromScore(1), 1e-9);
@@ -102,6 +105,70 @@ TEST(EloTest, PerfectScoresGetAOneSidedBound) {
   EXPECT_NEAR(e.elo_low, EloFromScore(0), 1e-9);
   // One draw is enough to use the ordinary estimate.
   EXPECT_EQ(EstimateElo(GameCounts{10, 1, 0}).perfect, 0);
+}
+
+TEST(EloTest, OneOutcomeEverywhereGetsAnExactBound) {
+  // 50 pairs, each won once and lost once: the score is 1/2 with no
+  // variance in the data. The outcome's probability is at least
+  // b = 0.025^(1/50) with 97.5 %, so the score lies in [b/2, b/2 + 1 - b],
+  // not in the +/-0 a zero variance would give.
+  PairCounts even{};
+  even[2] = 50;
+  const double b = std::pow(0.025, 1.0 / 50);
+  EloEstimate e = EstimateElo(even);
+  EXPECT_TRUE(e.single_outcome);
+  EXPECT_EQ(e.perfect, 0);
+  EXPECT_NEAR(e.score, 0.5, 1e-12);
+  EXPECT_NEAR(e.elo, 0, 1e-9);
+  EXPECT_NEAR(e.elo_low, EloFromScore(b / 2), 1e-9);
+  EXPECT_NEAR(e.elo_high, EloFromScore(b / 2 + 1 - b), 1e-9);
+  EXPECT_NEAR(e.elo_high, 24.75, 0.01);
+  EXPECT_NEAR(e.elo_low, -e.elo_high, 1e-9);
+  EXPECT_NEAR(e.los, 0.5, 1e-12);
+  EXPECT_EQ(e.nelo, 0);
+  // 10 pairs all won and drawn (3/4 of the points): above 1/2 when the
+  // outcome's probability is above 2/3.
+  PairCounts wd{};
+  wd[3] = 10;
+  e = EstimateElo(wd);
+  EXPECT_TRUE(e.single_outcome);
+  EXPECT_EQ(e.perfect, 0);
+  EXPECT_NEAR(e.score, 0.75, 1e-12);
+  const double b10 = std::pow(0.025, 0.1);
+  EXPECT_NEAR(e.elo_low, EloFromScore(0.75 * b10), 1e-9);
+  EXPECT_NEAR(e.elo_high, EloFromScore(0.75 * b10 + 1 - b10), 1e-9);
+  EXPECT_NEAR(e.los, 1 - std::pow(2.0 / 3, 11), 1e-12);
+  // 20 games all drawn.
+  e = EstimateElo(GameCounts{0, 20, 0});
+  EXPECT_TRUE(e.single_outcome);
+  EXPECT_NEAR(
+      e.elo_high,
+      EloFromScore(std::pow(0.025, 0.05) / 2 + 1 - std::pow(0.025, 0.05)),
+      1e-9);
+  // Two outcomes are enough for the ordinary estimate.
+  PairCounts two{};
+  two[2] = 49;
+  two[3] = 1;
+  EXPECT_FALSE(EstimateElo(two).single_outcome);
+}
+
+TEST(EloTest, MatchSummaryGivesTheExactBoundOfOneOutcome) {
+  MatchReport report;
+  report.players = {"net", "ab"};
+  PairingStats p;
+  p.a = 0;
+  p.b = 1;
+  p.counts = GameCounts{50, 0, 50};
+  p.pairs[2] = 50;
+  p.games = 100;
+  p.first_mover_points2 = 200;
+  report.pairings.push_back(p);
+  report.games_scheduled = 100;
+  EXPECT_NE(report.Summary().find(
+                "  Elo +0.0 (95 %: -24.8 .. +24.8): every one of the 50 pairs "
+                "scored 1 (exact bound), LOS 50.00 %\n"),
+            std::string::npos)
+      << report.Summary();
 }
 
 TEST(EloTest, PairIndexCountsHalfPoints) {
