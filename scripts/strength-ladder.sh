@@ -35,6 +35,10 @@ usage: scripts/strength-ladder.sh GAME NET [options]
   --pgn-dir DIR     write each rung's games to DIR/<rung>.pgn
   --resume          with --pgn-dir: continue a stopped ladder; the games
                     already in DIR/<rung>.pgn count and are not played again
+  --search LIST     more options of the net's MCTS player on every rung,
+                    comma-separated KEY=VALUE of the `mcts:` player spec
+                    (search parameters, as `volkhv engine` names them),
+                    e.g. leaf_quiescence_weight=0.75,cpuct_init=2
   --binary PATH     the volkhv binary (default: build/volkhv of this tree)
 EOF
 }
@@ -60,6 +64,7 @@ esac
 root=$(cd "$(dirname "$0")/.." && pwd)
 visits=800 games=100 movetime=1000 rungs=random,ab1,ab2,ab3,time
 concurrency=2 random_plies=6 seed=1 prince=0 out="" pgn_dir="" resume=0
+search=""
 binary="$root/build/volkhv"
 while [ $# -gt 0 ]; do
   if [ "$1" = --resume ]; then
@@ -80,6 +85,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2 ;;
     --pgn-dir) pgn_dir=$2 ;;
     --binary) binary=$2 ;;
+    --search) search=$2 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
   shift 2
@@ -92,6 +98,22 @@ done
 [ -x "$binary" ] || die "$binary is not an executable (build first: bash scripts/build.sh)"
 [ "$resume" = 0 ] || [ -n "$pgn_dir" ] ||
   die "--resume needs --pgn-dir (the folder of the stopped ladder's games)"
+# --search: KEY=VALUE pairs, none of the keys the script sets itself; the
+# values are checked by a match of no plies.
+if [ -n "$search" ]; then
+  [[ "$search" =~ ^[a-z_]+=[^,=]+(,[a-z_]+=[^,=]+)*$ ]] ||
+    die "option '--search': '$search' is not a comma-separated list of KEY=VALUE"
+  IFS=',' read -r -a search_pairs <<<"$search"
+  for kv in "${search_pairs[@]}"; do
+    case "${kv%%=*}" in
+      net | visits | nodes | movetime | name)
+        die "option '--search': '${kv%%=*}' is set by the ladder (NET, --visits, --movetime)" ;;
+    esac
+  done
+  check=$("$binary" match --game "$game" --player "mcts:net=random,visits=1,$search" \
+    --player random --games 2 --max-plies 1 --quiet 2>&1 >/dev/null) ||
+    die "option '--search': ${check#volkhv match: player mcts: }"
+fi
 [ -n "$pgn_dir" ] && mkdir -p "$pgn_dir"
 
 # Each match runs in a session of its own, so that a Ctrl-C reaches this
@@ -117,14 +139,14 @@ for rung in "${rung_list[@]}"; do
   conc=$concurrency
   case "$rung" in
     random | greedy | ab1 | ab2 | ab3)
-      me="mcts:net=$net,visits=$visits" opp=$(fixed_opponent "$rung")
+      me="mcts:net=$net,visits=$visits${search:+,$search}" opp=$(fixed_opponent "$rung")
       case "$rung" in
         random) tc="$visits visits vs random" ;;
         greedy) tc="$visits visits vs depth 1, no quiescence" ;;
         *) tc="$visits visits vs depth ${rung#ab}" ;;
       esac ;;
     time)
-      me="mcts:net=$net,movetime=$movetime" opp="alphabeta:movetime=$movetime"
+      me="mcts:net=$net,movetime=$movetime${search:+,$search}" opp="alphabeta:movetime=$movetime"
       tc="$movetime ms per move, both"
       conc=1 ;;
     *) die "unknown rung '$rung' (known: random, greedy, ab1, ab2, ab3, time)" ;;
@@ -170,7 +192,7 @@ fi
 [ "$ran_any" = 1 ] || die "no rung to play"
 
 table=$(
-  echo "Strength ladder of \`$net\` ($game), MCTS $visits visits per move unless said; $games games per rung in colour-swapped pairs from $random_plies random plies, seed $seed."
+  echo "Strength ladder of \`$net\` ($game), MCTS $visits visits per move unless said${search:+, with $search}; $games games per rung in colour-swapped pairs from $random_plies random plies, seed $seed."
   echo
   echo "| opponent | time control | games | W/D/L (net) | score | Elo of the net | wall time |"
   echo "|---|---|---|---|---|---|---|"

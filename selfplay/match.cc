@@ -133,10 +133,12 @@ std::string MatchReport::Summary() const {
     } else if (e.single_outcome) {
       Append(&out,
              absl::StrFormat(
-                 "  Elo %s (95 %%: %s .. %s): every one of the %d %s scored "
-                 "%s (exact bound), LOS %.2f %%\n",
+                 "  Elo %s (95 %%: %s .. %s): %s scored %s (exact bound), "
+                 "LOS %.2f %%\n",
                  PlusMinus(e.elo), PlusMinus(e.elo_low), PlusMinus(e.elo_high),
-                 samples, sample_name,
+                 samples == 1 ? Cat("the one ", by_pairs ? "pair" : "game")
+                              : absl::StrFormat("every one of the %d %s",
+                                                samples, sample_name),
                  absl::StrFormat("%g", by_pairs ? 2 * e.score : e.score),
                  100 * e.los));
     } else {

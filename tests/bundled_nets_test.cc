@@ -167,13 +167,18 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
   const std::string command =
       std::string("bash ") + VOLKHV_SOURCE_DIR +
       "/scripts/strength-ladder.sh tavlei9 " + dir.File("gen0.net") +
-      " --rungs random,greedy,ab1 --games 2 --visits 4 --out " +
+      " --rungs random,greedy,ab1 --games 2 --visits 4 --search "
+      "leaf_quiescence_weight=0.25 --out " +
       dir.File("ladder.md") + " --binary " + VOLKHV_BINARY + " >" +
       dir.File("stdout.txt") + " 2>&1";
   ASSERT_EQ(std::system(command.c_str()), 0)
       << testing::Slurp(dir.File("stdout.txt"));
   const std::string table = testing::Slurp(dir.File("ladder.md"));
   EXPECT_NE(table.find("| opponent | time control | games | W/D/L (net) |"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(table.find("MCTS 4 visits per move unless said, with "
+                       "leaf_quiescence_weight=0.25; 2 games per rung"),
             std::string::npos)
       << table;
   // Two games per rung: "| random | 4 visits vs random | 2 | W/D/L | ...";
@@ -198,6 +203,17 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
                                    VOLKHV_BINARY),
             "strength-ladder: --resume needs --pgn-dir (the folder of the "
             "stopped ladder's games)\n");
+  const std::string binary = std::string(" --binary ") + VOLKHV_BINARY;
+  EXPECT_EQ(LadderRefusal(dir, "tavlei9 auto --search cpuct_init" + binary),
+            "strength-ladder: option '--search': 'cpuct_init' is not a "
+            "comma-separated list of KEY=VALUE\n");
+  EXPECT_EQ(LadderRefusal(dir, "tavlei9 auto --search visits=9" + binary),
+            "strength-ladder: option '--search': 'visits' is set by the "
+            "ladder (NET, --visits, --movetime)\n");
+  EXPECT_EQ(LadderRefusal(dir, "tavlei9 auto --search cpuct=2" + binary),
+            "strength-ladder: option '--search': unknown search parameter "
+            "'cpuct' (known besides search parameters: net, visits, nodes, "
+            "movetime, root, name)\n");
 }
 
 // A ladder stopped by a signal prints the rows of the games it finished

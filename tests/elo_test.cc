@@ -169,6 +169,14 @@ TEST(EloTest, MatchSummaryGivesTheExactBoundOfOneOutcome) {
                 "scored 1 (exact bound), LOS 50.00 %\n"),
             std::string::npos)
       << report.Summary();
+  // One drawn game, counted as games.
+  report.pentanomial = false;
+  report.pairings[0].counts = GameCounts{0, 1, 0};
+  report.pairings[0].pairs = {};
+  EXPECT_NE(report.Summary().find("  Elo +0.0 (95 %: -759.1 .. +759.1): the "
+                                  "one game scored 0.5 (exact bound)"),
+            std::string::npos)
+      << report.Summary();
 }
 
 TEST(EloTest, PairIndexCountsHalfPoints) {
