@@ -173,6 +173,9 @@ TEST(EloTest, MatchSummaryGivesTheExactBoundOfOneOutcome) {
   report.pentanomial = false;
   report.pairings[0].counts = GameCounts{0, 1, 0};
   report.pairings[0].pairs = {};
+  report.pairings[0].games = 1;
+  report.pairings[0].first_mover_points2 = 1;
+  report.games_scheduled = 1;
   EXPECT_NE(report.Summary().find("  Elo +0.0 (95 %: -759.1 .. +759.1): the "
                                   "one game scored 0.5 (exact bound)"),
             std::string::npos)
