@@ -1,5 +1,6 @@
 // `volkhv net init|describe|bundle`: write a randomly initialised network
-// file, print what a network file holds, release a net from a loop run.
+// file, print what a network file holds, release a net from a loop run or a
+// trained net file.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -22,6 +23,8 @@ constexpr char kUsage[] =
     "usage: volkhv net init --game G --config FILE --out FILE [--seed N]\n"
     "       volkhv net describe FILE [--all-tensors] [--config]\n"
     "       volkhv net bundle --run DIR --out FILE [--generation N] "
+    "[--config-name NAME] [--commit SHA] [--cpu-hours H] [--note TEXT]\n"
+    "       volkhv net bundle --net FILE --config FILE --games N --out FILE "
     "[--config-name NAME] [--commit SHA] [--cpu-hours H] [--note TEXT]\n";
 
 std::string HumanBytes(double bytes) {
@@ -172,8 +175,11 @@ int NetDescribe(const std::vector<std::string>& args) {
   }
   if (p.has_config()) {
     std::cout << absl::StrFormat(
-        "%-14s%s; %d self-play games; %.2f loop hours%s%s\n",
-        "trained by:", p.config(), p.selfplay_games(), p.loop_hours(),
+        "%-14s%s; %d self-play games%s%s%s\n", "trained by:", p.config(),
+        p.selfplay_games(),
+        p.has_loop_hours()
+            ? absl::StrFormat("; %.2f loop hours", p.loop_hours())
+            : std::string(),
         p.has_cpu_hours() ? absl::StrFormat("; %.2f CPU hours", p.cpu_hours())
                           : std::string(),
         p.has_source_commit() ? Cat("; commit ", p.source_commit())
@@ -200,7 +206,9 @@ int NetDescribe(const std::vector<std::string>& args) {
         a.blocks() - 1);
   }
   if (cl->Flag("config")) {
-    std::cout << "loop config:\n"
+    // A loop run's release has loop hours; a net of `volkhv train` none.
+    std::cout << (p.has_loop_hours() || !p.has_config() ? "loop config:\n"
+                                                        : "training config:\n")
               << (p.has_config_text() ? p.config_text() : "(none recorded)\n");
   }
   return kExitOk;
@@ -209,10 +217,17 @@ int NetDescribe(const std::vector<std::string>& args) {
 int NetBundle(const std::vector<std::string>& args) {
   const std::vector<OptionSpec> specs = {
       {"run", "DIR", "", "the `volkhv loop` run directory"},
+      {"net", "FILE", "",
+       "instead of --run: a net trained outside a loop (`volkhv train`)"},
       {"out", "FILE", "", "where to write the net (e.g. nets/GAME.net)"},
-      {"generation", "N", "", "the generation (default: the last finished)"},
+      {"generation", "N", "",
+       "with --run: the generation (default: the last finished)"},
+      {"config", "FILE", "", "with --net: the config it was trained with"},
+      {"games", "N", "",
+       "with --net: the self-play games its training data came from"},
       {"config-name", "NAME", "",
-       "the config's name in the provenance (default: RUN/config.textproto)"},
+       "the config's name in the provenance (default: RUN/config.textproto "
+       "or --config)"},
       {"commit", "SHA", "", "the source commit that trained the run"},
       {"cpu-hours", "H", "",
        "the CPU time the run took, in hours (a run started from a released "
@@ -226,16 +241,35 @@ int NetBundle(const std::vector<std::string>& args) {
     std::cout << kUsage << OptionsHelp(specs);
     return kExitOk;
   }
-  for (const char* required : {"run", "out"}) {
-    if (cl->Get(required).empty()) {
-      return Fail("net bundle",
-                  absl::InvalidArgumentError(
-                      Cat("option '--", required, "' is required")),
-                  kExitUsage);
+  auto usage_error = [](const std::string& message) {
+    return Fail("net bundle", absl::InvalidArgumentError(message), kExitUsage);
+  };
+  if (cl->Get("run").empty() == cl->Get("net").empty()) {
+    return usage_error("give one of '--run DIR' and '--net FILE'");
+  }
+  if (cl->Get("out").empty()) return usage_error("option '--out' is required");
+  const bool from_run = !cl->Get("run").empty();
+  for (const char* option : {"config", "games"}) {
+    if (from_run && cl->Given(option)) {
+      return usage_error(Cat("option '--", option, "' goes with '--net'"));
     }
+    if (!from_run && !cl->Given(option)) {
+      return usage_error(
+          Cat("option '--", option, "' is required with '--net'"));
+    }
+  }
+  if (!from_run && cl->Given("generation")) {
+    return usage_error("option '--generation' goes with '--run'");
   }
   training::ReleaseOptions options;
   options.run_dir = cl->Get("run");
+  options.net_path = cl->Get("net");
+  options.config_path = cl->Get("config");
+  if (cl->Given("games")) {
+    absl::StatusOr<int> games = cl->GetInt("games", 0, 2'000'000'000);
+    if (!games.ok()) return Fail("net bundle", games.status(), kExitUsage);
+    options.selfplay_games = *games;
+  }
   if (cl->Given("generation")) {
     absl::StatusOr<int> g = cl->GetInt("generation", 1, 1'000'000'000);
     if (!g.ok()) return Fail("net bundle", g.status(), kExitUsage);

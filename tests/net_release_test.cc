@@ -1,5 +1,6 @@
 // `volkhv net bundle` (training/net_release.h): a run's net with its
-// provenance completed from the run directory, and `net describe` showing it.
+// provenance completed from the run directory, or a trained net file with
+// the config and games given, and `net describe` showing it.
 #include "training/net_release.h"
 
 #include <filesystem>
@@ -169,13 +170,92 @@ TEST_F(NetReleaseTest, BundleWritesWhatDescribeShows) {
   // Usage and input errors: one line, exit 2 and 1.
   RunResult bad = Volkhv("net bundle --out " + out);
   EXPECT_EQ(bad.exit_code, 2);
-  EXPECT_EQ(bad.err, "volkhv net bundle: option '--run' is required\n");
+  EXPECT_EQ(bad.err,
+            "volkhv net bundle: give one of '--run DIR' and '--net FILE'\n");
+  bad = Volkhv("net bundle --run " + run_.path() + " --out " + out +
+               " --games 3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "volkhv net bundle: option '--games' goes with '--net'\n");
   bad = Volkhv("net bundle --run " + run_.path() + " --out " + out +
                " --cpu-hours -1");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   bad = Volkhv("net bundle --run " + run_.File("missing") + " --out " + out);
   EXPECT_EQ(bad.exit_code, 1) << bad.err;
   EXPECT_NE(bad.err.find(run_.File("missing")), std::string::npos) << bad.err;
+}
+
+// A net of `volkhv train`, outside any loop run: it keeps its generation,
+// gets the config and games given and no loop hours.
+TEST_F(NetReleaseTest, ATrainedNetFileGetsItsConfigAndGames) {
+  ReleaseOptions options;
+  options.net_path = run_.File("nets/gen-0001.net");
+  options.config_path = run_.File("config.textproto");
+  options.selfplay_games = 4500;
+  options.cpu_hours = 2.25;
+  options.config_name = "configs/train-larger-net.textproto";
+  options.note = "trained from the bundled net's games";
+  absl::StatusOr<nn::NetworkWeights> net = ReleaseNet(options);
+  ASSERT_TRUE(net.ok()) << net.status();
+  const proto::Provenance& p = net->header.provenance();
+  EXPECT_EQ(p.generation(), 1);
+  EXPECT_EQ(p.selfplay_games(), 4500);
+  EXPECT_FALSE(p.has_loop_hours());
+  EXPECT_DOUBLE_EQ(p.cpu_hours(), 2.25);
+  EXPECT_EQ(p.config(), "configs/train-larger-net.textproto");
+  EXPECT_EQ(p.config_text(), config_);
+  EXPECT_EQ(p.note(), "trained from the bundled net's games");
+
+  options.run_dir = run_.path();  // both: refused
+  EXPECT_FALSE(ReleaseNet(options).ok());
+  options.run_dir.clear();
+  options.selfplay_games = -1;
+  EXPECT_FALSE(ReleaseNet(options).ok());
+  options.selfplay_games = 10;
+  options.config_path = run_.File("missing.textproto");
+  net = ReleaseNet(options);
+  ASSERT_FALSE(net.ok());
+  EXPECT_NE(net.status().message().find("missing.textproto"), std::string::npos)
+      << net.status();
+  options.config_path = run_.File("config.textproto");
+  testing::WriteFile(run_.File("damaged.net"), "not a net");
+  options.net_path = run_.File("damaged.net");
+  net = ReleaseNet(options);
+  ASSERT_FALSE(net.ok());
+  EXPECT_NE(net.status().message().find("damaged.net"), std::string::npos)
+      << net.status();
+}
+
+TEST_F(NetReleaseTest, BundleOfANetFileWritesWhatDescribeShows) {
+  const std::string out = run_.File("released.net");
+  const RunResult bundle = Volkhv(
+      "net bundle --net " + run_.File("nets/gen-0002.net") + " --config " +
+      run_.File("config.textproto") + " --games 4500 --out " + out +
+      " --config-name configs/train-larger-net.textproto --cpu-hours 2.25");
+  ASSERT_EQ(bundle.exit_code, 0) << bundle.err;
+  EXPECT_EQ(bundle.out, "wrote " + out + ": tavlei9 generation 2\n");
+  const RunResult describe = Volkhv("net describe --config " + out);
+  ASSERT_EQ(describe.exit_code, 0) << describe.err;
+  EXPECT_NE(describe.out.find("trained by:   "
+                              "configs/train-larger-net.textproto; 4500 "
+                              "self-play games; 2.25 CPU hours\n"),
+            std::string::npos)
+      << describe.out;
+  EXPECT_NE(describe.out.find("training config:\n" + config_),
+            std::string::npos)
+      << describe.out;
+  RunResult bad = Volkhv("net bundle --net " + run_.File("nets/gen-0002.net") +
+                         " --games 4500 --out " + out);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err,
+            "volkhv net bundle: option '--config' is required with '--net'\n");
+  bad = Volkhv("net bundle --net " + run_.File("nets/gen-0002.net") +
+               " --config " + run_.File("config.textproto") +
+               " --games 4500 --generation 2 --out " + out);
+  EXPECT_EQ(bad.exit_code, 2);
+  bad = Volkhv("net bundle --net " + run_.File("nets/gen-0002.net") +
+               " --config " + run_.File("config.textproto") +
+               " --games -1 --out " + out);
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
 
 }  // namespace

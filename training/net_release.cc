@@ -9,7 +9,54 @@
 
 namespace volkhv::training {
 
-absl::StatusOr<nn::NetworkWeights> ReleaseNet(const ReleaseOptions& options) {
+namespace {
+
+// The options' commit, CPU hours (added to `hours_before`, those of the net
+// a run started from) and note, and the config's name and text.
+void CompleteProvenance(const ReleaseOptions& options,
+                        const std::string& config_path,
+                        const std::string& config_text, double hours_before,
+                        proto::Provenance* p) {
+  p->set_config(options.config_name.empty() ? config_path
+                                            : options.config_name);
+  p->set_config_text(config_text);
+  // Not measured or not given: unset, not the hours or commit a started
+  // run's generation 0 or the trainer's parent net handed down.
+  p->clear_cpu_hours();
+  if (options.cpu_hours >= 0)
+    p->set_cpu_hours(options.cpu_hours + hours_before);
+  p->clear_source_commit();
+  if (!options.source_commit.empty()) {
+    p->set_source_commit(options.source_commit);
+  }
+  if (!options.note.empty()) p->set_note(options.note);
+}
+
+absl::StatusOr<nn::NetworkWeights> ReleaseNetFile(
+    const ReleaseOptions& options) {
+  if (options.config_path.empty() || options.selfplay_games < 0) {
+    return absl::InvalidArgumentError(
+        Cat(options.net_path,
+            ": a net outside a run needs its config file and its games"));
+  }
+  absl::StatusOr<std::string> config_text =
+      nn::ReadTextFile(options.config_path);
+  if (!config_text.ok()) return config_text.status();
+  if (config_text->empty()) {
+    return absl::InvalidArgumentError(Cat(options.config_path, ": empty"));
+  }
+  absl::StatusOr<nn::NetworkWeights> weights =
+      nn::ReadNetworkWeights(options.net_path);
+  if (!weights.ok()) return weights.status();
+  proto::Provenance* p = weights->header.mutable_provenance();
+  p->set_selfplay_games(options.selfplay_games);
+  p->clear_loop_hours();
+  CompleteProvenance(options, options.config_path, *config_text, 0, p);
+  return weights;
+}
+
+absl::StatusOr<nn::NetworkWeights> ReleaseRunGeneration(
+    const ReleaseOptions& options) {
   const std::string config_path = Cat(options.run_dir, "/config.textproto");
   absl::StatusOr<std::string> config_text = nn::ReadTextFile(config_path);
   if (!config_text.ok()) return config_text.status();
@@ -59,23 +106,21 @@ absl::StatusOr<nn::NetworkWeights> ReleaseNet(const ReleaseOptions& options) {
     loop_seconds += (*generations)[g].wall_seconds();
   }
   proto::Provenance* p = weights->header.mutable_provenance();
-  p->set_config(options.config_name.empty() ? config_path
-                                            : options.config_name);
-  p->set_config_text(*config_text);
   p->set_selfplay_games(games);
   p->set_loop_hours(loop_seconds / 3600);
-  // Not measured or not given: unset, not the hours or commit a started
-  // run's generation 0 handed down through the trainer.
-  p->clear_cpu_hours();
-  if (options.cpu_hours >= 0) {
-    p->set_cpu_hours(options.cpu_hours + before.cpu_hours());
-  }
-  p->clear_source_commit();
-  if (!options.source_commit.empty()) {
-    p->set_source_commit(options.source_commit);
-  }
-  if (!options.note.empty()) p->set_note(options.note);
+  CompleteProvenance(options, config_path, *config_text, before.cpu_hours(), p);
   return weights;
+}
+
+}  // namespace
+
+absl::StatusOr<nn::NetworkWeights> ReleaseNet(const ReleaseOptions& options) {
+  if (options.run_dir.empty() == options.net_path.empty()) {
+    return absl::InvalidArgumentError(
+        "give either a run directory or a net file");
+  }
+  return options.net_path.empty() ? ReleaseRunGeneration(options)
+                                  : ReleaseNetFile(options);
 }
 
 }  // namespace volkhv::training
