@@ -23,8 +23,9 @@ void CompleteProvenance(const ReleaseOptions& options,
   // Not measured or not given: unset, not the hours or commit a started
   // run's generation 0 or the trainer's parent net handed down.
   p->clear_cpu_hours();
-  if (options.cpu_hours >= 0)
+  if (options.cpu_hours >= 0) {
     p->set_cpu_hours(options.cpu_hours + hours_before);
+  }
   p->clear_source_commit();
   if (!options.source_commit.empty()) {
     p->set_source_commit(options.source_commit);
