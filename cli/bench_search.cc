@@ -44,14 +44,13 @@ void BenchWith(const GameState& state, nn::Evaluator* evaluator,
         r.elapsed_seconds > 0 ? 100 * r.eval_seconds / r.elapsed_seconds : 0;
     std::cout << absl::StrFormat(
         "run %d: %d playouts in %.2f s = %.0f playouts/s; tree %d nodes, "
-        "%.1f MiB (%.0f bytes/node); depth %.1f avg, %d max; %s evaluator %.1f%% of wall time "
-        "(%d calls, %.1f positions each); stop: %s; freeing the tree took "
-        "%.2f s (%.0f ns/node)\n",
+        "%.1f MiB (%.0f bytes/node); depth %.1f avg, %d max; %s evaluator "
+        "%.1f%% of wall time (%d calls, %.1f positions each); stop: %s; "
+        "freeing the tree took %.2f s (%.0f ns/node)\n",
         run + 1, r.playouts, r.elapsed_seconds, r.playouts_per_second,
         r.tree_nodes, r.tree_bytes / 1048576.0,
         r.tree_nodes > 0 ? double(r.tree_bytes) / r.tree_nodes : 0.0,
-        r.average_depth, r.max_depth,
-        evaluator_name, eval_share, r.batches,
+        r.average_depth, r.max_depth, evaluator_name, eval_share, r.batches,
         r.batches > 0 ? double(r.evaluations) / r.batches : 0.0,
         search::StopReasonName(r.stop_reason), release_seconds,
         r.tree_nodes > 0 ? 1e9 * release_seconds / r.tree_nodes : 0.0);
@@ -79,8 +78,8 @@ int BenchSearch(const std::vector<std::string>& args) {
                    "(default: the search default)"});
   specs.push_back({"runs", "N", "1", "runs; the median counts"});
   specs.push_back({"ram-mb", "MB", "", "tree memory cap in MiB"});
-  specs.push_back({"search-threads", "N", "",
-                   "threads growing the tree (default: 1)"});
+  specs.push_back(
+      {"search-threads", "N", "", "threads growing the tree (default: 1)"});
   for (OptionSpec& spec : EvaluatorOptionSpecs()) specs.push_back(spec);
   specs.push_back({"help", "", "", "print this help"});
   absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 0);

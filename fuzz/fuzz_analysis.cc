@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/util/strings.h"
 #include "engine/protocol/analysis_engine.h"
+#include "engine/util/strings.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/random_only_factory.h"
 #include "nlohmann/json.hpp"

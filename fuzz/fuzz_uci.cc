@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/util/strings.h"
 #include "engine/protocol/uci_engine.h"
+#include "engine/util/strings.h"
 #include "fuzz/fuzz_check.h"
 #include "fuzz/random_only_factory.h"
 

@@ -12,9 +12,9 @@
 
 #include "engine/game/encoder.h"
 #include "engine/games/games.h"
-#include "fuzz/fuzz_check.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
+#include "fuzz/fuzz_check.h"
 #include "nn/weights_file.h"
 
 namespace {

@@ -4,12 +4,12 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "engine/util/strings.h"
-#include "google/protobuf/text_format.h"
+#include "engine/records/vrec_io.h"
 #include "engine/util/checked_file.h"
 #include "engine/util/files.h"
+#include "engine/util/strings.h"
+#include "google/protobuf/text_format.h"
 #include "nn/text_proto.h"
-#include "engine/records/vrec_io.h"
 
 namespace volkhv::selfplay {
 

@@ -23,7 +23,6 @@
 #include "engine/game/encoder.h"
 #include "engine/game/game.h"
 #include "engine/game/move.h"
-#include "engine/util/strings.h"
 #include "engine/games/games.h"
 #include "engine/tavlei/encoder.h"
 #include "engine/tavlei/policy_map.h"
@@ -31,6 +30,7 @@
 #include "engine/tavreli/policy_map.h"
 #include "engine/tavreli/position.h"
 #include "engine/tavreli/tavreli_game.h"
+#include "engine/util/strings.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

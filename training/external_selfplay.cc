@@ -10,8 +10,8 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
-#include "engine/util/strings.h"
 #include "engine/records/vrec_io.h"
+#include "engine/util/strings.h"
 #include "selfplay/worker_dir.h"
 
 namespace volkhv::training {
@@ -100,8 +100,7 @@ class Collector {
 };
 
 absl::Status Collector::CountTaken() {
-  absl::StatusOr<std::vector<std::string>> files =
-      ListRecordFiles(games_dir_);
+  absl::StatusOr<std::vector<std::string>> files = ListRecordFiles(games_dir_);
   if (!files.ok()) return files.status();
   for (const std::string& path : *files) {
     const std::string name = FileName(path);
@@ -120,8 +119,7 @@ absl::Status Collector::Take(const std::string& path) {
   if (fs::exists(taken_path)) {  // taken by a loop killed before the move
     return Rename(path, Cat(surplus_dir_, "/", name));
   }
-  absl::StatusOr<std::vector<proto::GameRecord>> games =
-      ReadGameRecords(path);
+  absl::StatusOr<std::vector<proto::GameRecord>> games = ReadGameRecords(path);
   if (!games.ok()) {
     if (warned_.insert(name).second) {
       Log(Cat("warning: not taking ", games.status().message(),
@@ -137,8 +135,7 @@ absl::Status Collector::Take(const std::string& path) {
     return absl::OkStatus();
   }
   games->resize(need);
-  if (absl::Status s = WriteGameRecords(taken_path, *games);
-      !s.ok()) {
+  if (absl::Status s = WriteGameRecords(taken_path, *games); !s.ok()) {
     return s;
   }
   taken_.Add(name, prefix_, need);

@@ -1,7 +1,7 @@
 #include "engine/tavlei/symmetry.h"
 
-#include "engine/util/strings.h"
 #include "engine/tavlei/policy_map.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::tavlei {
 namespace {

@@ -3,8 +3,8 @@
 #include <cctype>
 
 #include "engine/game/square.h"
-#include "engine/util/strings.h"
 #include "engine/tavreli/movegen.h"
+#include "engine/util/strings.h"
 
 namespace volkhv::tavreli {
 namespace {
