@@ -30,7 +30,7 @@ constexpr char kUsage[] =
     "  match      play players against each other: Elo, SPRT, game files\n"
     "  elo        Elo, W/D/L and game pairs of match game files\n"
     "  net        network files: init, describe, bundle\n"
-    "  records    game record files: show, stats\n"
+    "  records    game record files: show, stats, relabel\n"
     "  bench      benchmarks: movegen, search, nn, quiescence\n";
 
 int Dispatch(const std::string& command, const std::vector<std::string>& args);

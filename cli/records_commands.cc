@@ -1,4 +1,8 @@
-// `volkhv records show FILE` and `volkhv records stats DIR|FILE`.
+// `volkhv records show FILE`, `volkhv records stats DIR|FILE` and
+// `volkhv records relabel IN OUT` (value targets from alpha-beta).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -10,6 +14,7 @@
 #include "engine/records/game_file_writer.h"
 #include "engine/records/vrec_io.h"
 #include "engine/util/strings.h"
+#include "selfplay/relabel.h"
 
 namespace volkhv::cli {
 namespace {
@@ -130,6 +135,9 @@ int Stats(const std::vector<std::string>& args) {
   std::map<std::string, int> games_by_kind, results, terminations;
   std::map<int, int64_t> heights;  // stack height -> stacks seen
   int64_t plies = 0, full_plies = 0, bad_games = 0;
+  // How well the recorded root values predict the games' results.
+  int64_t valued = 0;
+  double squared_error = 0, cross_entropy = 0;
   for (const proto::GameRecord& g : read->games) {
     ++games_by_kind[g.game()];
     ++results[std::string(WinnerName(g.winner()))];
@@ -137,7 +145,24 @@ int Stats(const std::vector<std::string>& args) {
     plies += g.plies_size();
     for (const proto::PlyRecord& p : g.plies()) full_plies += p.full_search();
     const absl::Status replay =
-        ReplayRecord(g, [&](const GameState& state, int) {
+        ReplayRecord(g, [&](const GameState& state, int ply) {
+          if (ply < g.plies_size() && g.plies(ply).full_search() &&
+              g.plies(ply).root_wdl_size() == 3 &&
+              g.winner() != proto::GameRecord::UNDECIDED) {
+            const proto::PlyRecord& p = g.plies(ply);
+            const int z = g.winner() == proto::GameRecord::DRAW ? 0
+                          : (g.winner() == proto::GameRecord::FIRST_PLAYER) ==
+                                  (state.SideToMove() == 0)
+                              ? 1
+                              : -1;
+            const double q = p.root_wdl(0) - p.root_wdl(2);
+            squared_error += (q - z) * (q - z);
+            cross_entropy -=
+                std::log(std::max(1e-6f, p.root_wdl(z == 1   ? 0
+                                                    : z == 0 ? 1
+                                                             : 2)));
+            ++valued;
+          }
           const GameInfo& info = state.Info();
           for (int s = 0; s < info.board_width * info.board_height; ++s) {
             if (const int h = state.PiecesOn(s)) ++heights[h];
@@ -165,6 +190,12 @@ int Stats(const std::vector<std::string>& args) {
   for (const auto& [name, count] : terminations) {
     std::cout << " " << name << " " << count << ";";
   }
+  if (valued) {
+    std::cout << absl::StrFormat(
+        "\nroot values against the results (%d full searches): W - L mean "
+        "squared error %.4f, WDL cross-entropy %.4f",
+        valued, squared_error / valued, cross_entropy / valued);
+  }
   int64_t stacks = 0;
   for (const auto& [h, count] : heights) stacks += count;
   std::cout << "\nstack heights over all positions (height: share of "
@@ -179,6 +210,82 @@ int Stats(const std::vector<std::string>& args) {
   return bad_games ? kExitInvalidInput : kExitOk;
 }
 
+constexpr char kRelabelUsage[] =
+    "usage: volkhv records relabel IN OUT [--depth D] [--scale CP] [--mix M] "
+    "[--threads N]\n";
+
+int Relabel(const std::vector<std::string>& args) {
+  std::vector<OptionSpec> specs = {
+      {"depth", "D", "3", "alpha-beta plies searched per position, [1, 16]"},
+      {"scale", "CP", "300",
+       "centipawns that map to tanh(1) = 0.76 in W - L (the search's "
+       "leaf_quiescence_scale)"},
+      {"mix", "M", "1",
+       "share of the new root WDL taken from alpha-beta; the rest keeps the "
+       "recorded search's, (0, 1]"},
+      {"hash", "MB", "16", "transposition table per thread"},
+      {"qdepth", "N", "8", "quiescence plies past the horizon"},
+      {"threads", "N", "1", "files relabelled at once"},
+      {"help", "", "", "print this help"}};
+  absl::StatusOr<CommandLine> cl = CommandLine::Parse(args, specs, 2);
+  if (!cl.ok()) return Fail("records relabel", cl.status(), kExitUsage);
+  if (cl->Flag("help") || cl->positional().size() != 2) {
+    std::cout << kRelabelUsage
+              << "Gives every training position of the record files in IN "
+                 "(a directory or one file)\nthe score of an alpha-beta "
+                 "search as its root WDL, which `volkhv train` blends\nwith "
+                 "the result by search_value_weight; writes the files under "
+                 "the same names\nto OUT. Files already in OUT are skipped, "
+                 "so running it again continues.\n"
+              << OptionsHelp(specs);
+    return cl->Flag("help") ? kExitOk : kExitUsage;
+  }
+  selfplay::RelabelOptions options;
+  absl::StatusOr<int> depth = cl->GetInt("depth", 1, 16);
+  absl::StatusOr<double> scale = cl->GetDouble("scale", 1, 1e5);
+  absl::StatusOr<double> mix = cl->GetDouble("mix", 0, 1);
+  absl::StatusOr<int> hash = cl->GetInt("hash", 1, 4096);
+  absl::StatusOr<int> qdepth = cl->GetInt("qdepth", 0, 64);
+  absl::StatusOr<int> threads = cl->GetInt("threads", 1, 256);
+  for (const absl::Status& s :
+       {depth.status(), scale.status(), mix.status(), hash.status(),
+        qdepth.status(), threads.status()}) {
+    if (!s.ok()) return Fail("records relabel", s, kExitUsage);
+  }
+  options.depth = *depth;
+  options.scale = *scale;
+  options.mix = *mix;
+  options.search.hash_mb = *hash;
+  options.search.quiescence_plies = *qdepth;
+  if (absl::Status s = options.Validate(); !s.ok()) {
+    return Fail("records relabel", s, kExitUsage);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  absl::StatusOr<selfplay::RelabelCounts> total = selfplay::RelabelRecords(
+      options, cl->positional()[0], cl->positional()[1], *threads,
+      [&](const std::string& file, const selfplay::RelabelCounts& counts) {
+        std::cerr << absl::StrFormat(
+            "%s: %d games, %d positions, %d proven (%.0f s)\n", file,
+            counts.games, counts.positions, counts.proven, seconds());
+      });
+  if (!total.ok()) {
+    return Fail("records relabel", total.status(), kExitInvalidInput);
+  }
+  std::cout << absl::StrFormat(
+      "relabelled %d games, %d positions (%d proven), %.0f nodes a position, "
+      "%.1f s; %s\n",
+      total->games, total->positions, total->proven,
+      total->positions ? static_cast<double>(total->nodes) / total->positions
+                       : 0.0,
+      seconds(), options.Summary());
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunRecords(const std::vector<std::string>& args) {
@@ -186,8 +293,11 @@ int RunRecords(const std::vector<std::string>& args) {
                                       args.end());
   if (!args.empty() && args[0] == "show") return Show(rest);
   if (!args.empty() && args[0] == "stats") return Stats(rest);
+  if (!args.empty() && args[0] == "relabel") return Relabel(rest);
   std::cerr << "usage: volkhv records show FILE [--index N] [--evals]\n"
-               "       volkhv records stats DIR|FILE\n";
+               "       volkhv records stats DIR|FILE\n"
+               "       volkhv records relabel IN OUT [--depth D] [--scale CP] "
+               "[--mix M] [--threads N]\n";
   return args.size() == 1 && args[0] == "--help" ? kExitOk : kExitUsage;
 }
 

@@ -302,6 +302,20 @@ TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
   EXPECT_NE(stats.out.find("games: 2 (tavlei9 2)"), std::string::npos)
       << stats.out;
   EXPECT_NE(stats.out.find("1: 100.0000%"), std::string::npos) << stats.out;
+  // The games' full searches carry root values to score.
+  double mse = -1, cross_entropy = -1;
+  const size_t at = stats.out.find("root values against the results (");
+  ASSERT_NE(at, std::string::npos) << stats.out;
+  ASSERT_EQ(std::sscanf(stats.out.c_str() + at,
+                        "root values against the results (%*d full "
+                        "searches): W - L mean squared error %lf, WDL "
+                        "cross-entropy %lf",
+                        &mse, &cross_entropy),
+            2)
+      << stats.out;
+  EXPECT_GE(mse, 0);
+  EXPECT_LE(mse, 4);
+  EXPECT_GT(cross_entropy, 0);
   EXPECT_EQ(Volkhv("records show " + dir + "/missing.vrec").exit_code, 1);
   EXPECT_EQ(Volkhv("records stats /nonexistent/dir").exit_code, 1);
   // One file (as `match --records-out` writes) as well as a directory.
@@ -311,6 +325,32 @@ TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
                                 "2)"),
             std::string::npos)
       << file_stats.out;
+  // Alpha-beta value targets: the games again under the same name, each
+  // full search's root WDL replaced, and the run refuses bad input.
+  const std::string relabelled = FreshPath("cli_relabelled");
+  const RunResult relabel =
+      Volkhv("records relabel " + dir + " " + relabelled + " --depth 1");
+  ASSERT_EQ(relabel.exit_code, 0) << relabel.err;
+  EXPECT_EQ(relabel.out.rfind("relabelled 2 games, ", 0), 0u) << relabel.out;
+  EXPECT_NE(relabel.out.find("; alphabeta depth 1, scale 300, mix 1\n"),
+            std::string::npos)
+      << relabel.out;
+  const std::string name = std::filesystem::path(file).filename().string();
+  EXPECT_TRUE(std::filesystem::exists(relabelled + "/" + name));
+  const RunResult again =
+      Volkhv("records relabel " + dir + " " + relabelled + " --depth 1");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out.rfind("relabelled 0 games, 0 positions", 0), 0u)
+      << again.out;
+  const RunResult same = Volkhv("records relabel " + dir + " " + dir);
+  EXPECT_EQ(same.exit_code, 1);
+  EXPECT_EQ(same.err, "volkhv records relabel: " + dir +
+                          ": the output directory must differ from the "
+                          "input's\n");
+  const RunResult depth0 =
+      Volkhv("records relabel " + dir + " " + relabelled + " --depth 0");
+  EXPECT_EQ(depth0.exit_code, 2);
+  EXPECT_NE(depth0.err.find("'--depth'"), std::string::npos) << depth0.err;
   // The [Game "tavlei9"] tag chooses the game when --game is not given.
   const RunResult tagged = Volkhv("validate " + pgn);
   EXPECT_EQ(tagged.exit_code, 0) << tagged.out << tagged.err;
