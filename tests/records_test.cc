@@ -13,6 +13,7 @@
 #include "engine/games/games.h"
 #include "engine/records/vrec_io.h"
 #include "gtest/gtest.h"
+#include "tests/record_fixtures.h"
 #include "tests/test_toolkit.h"
 
 namespace volkhv::selfplay {
@@ -20,31 +21,9 @@ namespace {
 
 using ::volkhv::testing::FreshDir;
 
-// A legal game of `plies` plies of the first legal move each time.
+// A legal game of `plies` plies (tests/record_fixtures.h).
 proto::GameRecord MakeRecord(const std::string& game_name, int plies) {
-  auto game = MakeGame(game_name);
-  std::unique_ptr<GameState> state = (*game)->NewInitialState();
-  proto::GameRecord record;
-  record.set_game(game_name);
-  record.set_start_position(state->PositionText());
-  MoveList moves;
-  for (int i = 0; i < plies && !state->Result().IsOver(); ++i) {
-    state->LegalMoves(&moves);
-    const Move m = moves[i % moves.size()];
-    proto::PlyRecord* ply = record.add_plies();
-    ply->set_move(PackMove(m));
-    ply->set_move_text(state->MoveText(m));
-    for (int j = 0; j < std::min(3, moves.size()); ++j) {
-      proto::MoveVisits* v = ply->add_visits();
-      v->set_move(PackMove(moves[j]));
-      v->set_visits(10 + j);
-    }
-    for (float x : {0.5f, 0.2f, 0.3f}) ply->add_root_wdl(x);
-    state->Play(m);
-  }
-  record.set_winner(proto::GameRecord::DRAW);
-  record.set_termination(TerminationCode(Termination::kMaxLength));
-  return record;
+  return ::volkhv::testing::PlayedRecord(game_name, plies);
 }
 
 TEST(RecordsTest, WriteReadRoundTripIsExact) {

@@ -13,6 +13,7 @@
 #include "engine/games/games.h"
 #include "engine/records/vrec_io.h"
 #include "gtest/gtest.h"
+#include "tests/record_fixtures.h"
 #include "tests/test_toolkit.h"
 
 namespace volkhv::selfplay {
@@ -20,26 +21,17 @@ namespace {
 
 using ::volkhv::testing::FreshDir;
 
-// A legal game of `plies` plies, every third ply a cheap search; the
-// recorded root WDL is 0.5/0.2/0.3 everywhere.
+// A legal game of `plies` plies (tests/record_fixtures.h), every third ply
+// a cheap search; the recorded root WDL is 0.5/0.2/0.3 everywhere and the
+// first player won by resignation.
 proto::GameRecord MakeRecord(const std::string& game_name, int plies) {
-  auto game = MakeGame(game_name);
-  std::unique_ptr<GameState> state = (*game)->NewInitialState();
-  proto::GameRecord record;
-  record.set_game(game_name);
-  record.set_start_position(state->PositionText());
-  MoveList moves;
-  for (int i = 0; i < plies && !state->Result().IsOver(); ++i) {
-    state->LegalMoves(&moves);
-    const Move m = moves[(7 * i + 3) % moves.size()];
-    proto::PlyRecord* ply = record.add_plies();
-    ply->set_move(PackMove(m));
-    ply->set_move_text(state->MoveText(m));
-    ply->set_full_search(i % 3 != 2);
-    for (float x : {0.5f, 0.2f, 0.3f}) ply->add_root_wdl(x);
-    state->Play(m);
+  proto::GameRecord record =
+      ::volkhv::testing::PlayedRecord(game_name, plies, 7, 3);
+  for (int i = 0; i < record.plies_size(); ++i) {
+    record.mutable_plies(i)->set_full_search(i % 3 != 2);
   }
   record.set_winner(proto::GameRecord::FIRST_PLAYER);
+  record.set_termination(TerminationCode(Termination::kResignation));
   return record;
 }
 
