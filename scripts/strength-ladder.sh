@@ -4,7 +4,9 @@
 # alpha-beta at depths 1, 2 and 3, and alpha-beta at the same wall time per
 # move, each rung a `volkhv match` in colour-swapped pairs from random
 # openings. Prints a Markdown table (W/D/L, score, Elo with its 95 %
-# interval, games, time control) and writes it to --out when given.
+# interval, games, time control) and writes it to --out when given. The
+# equal-time row's time control also says what the time bought: the net's
+# median visits a move and alpha-beta's mean completed depth.
 #
 #   scripts/strength-ladder.sh GAME NET [options]
 #
@@ -22,7 +24,9 @@ usage() {
 usage: scripts/strength-ladder.sh GAME NET [options]
   --visits N        MCTS visits per move of the net's player (default 800)
   --games N         games per rung, in pairs (default 100)
-  --movetime MS     time per move of the equal-time rung, both players (default 1000)
+  --movetime MS     time per move of the equal-time rung, both players (default 1000);
+                    its row gives the net's median visits a move and
+                    alpha-beta's mean depth, read from the rung's games
   --rungs LIST      comma-separated, from: random,greedy,ab1,ab2,ab3,time
                     (default: random,ab1,ab2,ab3,time; greedy is depth 1
                     without quiescence, between random and ab1)
@@ -45,6 +49,8 @@ EOF
 
 # shellcheck source=scripts/lib/match-row.sh
 source "$(dirname "$0")/lib/match-row.sh"
+# shellcheck source=scripts/lib/search-stats.sh
+source "$(dirname "$0")/lib/search-stats.sh"
 
 die() {
   echo "strength-ladder: $*" >&2
@@ -128,7 +134,10 @@ stop_match() {
 }
 trap stop_match INT TERM HUP
 result_file=$(mktemp)
-trap 'rm -f "$result_file"' EXIT
+# The equal-time rung's games, when --pgn-dir does not keep them: its row
+# reports how deep each player searched, read from their move comments.
+time_pgn=$(mktemp -u)
+trap 'rm -f "$result_file" "$time_pgn"' EXIT
 
 label="net"
 rows=()
@@ -155,7 +164,10 @@ for rung in "${rung_list[@]}"; do
     --games "$games" --random-plies "$random_plies" --concurrency "$conc"
     --seed "$seed" --quiet)
   [ "$prince" != 0 ] && args+=(--prince-max-steps "$prince")
-  [ -n "$pgn_dir" ] && args+=(--pgn-out "$pgn_dir/$rung.pgn")
+  pgn=""
+  [ -n "$pgn_dir" ] && pgn="$pgn_dir/$rung.pgn"
+  [ "$rung" = time ] && [ -z "$pgn" ] && pgn=$time_pgn
+  [ -n "$pgn" ] && args+=(--pgn-out "$pgn")
   [ "$resume" = 1 ] && args+=(--resume)
   if [ "$stopping" = 1 ]; then
     stopped_before=$rung
@@ -173,6 +185,10 @@ for rung in "${rung_list[@]}"; do
     kill -0 "$match_pid" 2>/dev/null || break
   done
   match_pid=""
+  if [ "$rung" = time ]; then
+    stats=$(search_stats "$pgn")
+    [ -z "$stats" ] || tc="$tc; $stats"
+  fi
   row_status=0
   row=$(result_row "$opp" "$tc" "$status" $(($(date +%s) - start)) "$result_file") ||
     row_status=$?

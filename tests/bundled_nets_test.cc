@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -214,6 +215,61 @@ TEST(StrengthLadderTest, WritesOneRowPerRungWithTheMatchResult) {
             "strength-ladder: option '--search': unknown search parameter "
             "'cpuct' (known besides search parameters: net, visits, nodes, "
             "movetime, root, name)\n");
+}
+
+// What `search_stats` (scripts/lib/search-stats.sh) prints for `pgn`.
+std::string SearchStats(const ScopedTempDir& dir, const std::string& pgn) {
+  testing::WriteFile(dir.File("games.pgn"), pgn);
+  const std::string command =
+      std::string("bash -c 'source ") + VOLKHV_SOURCE_DIR +
+      "/scripts/lib/search-stats.sh && search_stats " + dir.File("games.pgn") +
+      "' >" + dir.File("stats.txt") + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0);
+  return testing::Slurp(dir.File("stats.txt"));
+}
+
+TEST(StrengthLadderTest, SearchStatsReadTheMoveCommentsOfBothPlayers) {
+  ScopedTempDir dir;
+  // Visits 100, 300, 200 and 400 (that comment wrapped over two lines):
+  // the median of an even count is the upper middle one. Depths 4, 5 and 6
+  // (a mate score's among them); a comment of neither kind is skipped.
+  EXPECT_EQ(SearchStats(dir,
+                        "[Event \"volkhv match\"]\n\n"
+                        "1. a1-a2 {+0.05 100v} a7-a6 {-0.10/4} 2. b1-b2\n"
+                        "{+0.20 300v} b7-b6 {+M2/6} 3. c1-c2 {+0.30 200v} "
+                        "c7-c6 {book} 4. d1-d2 {+0.10\n400v} d7-d6 {-1.25/5} "
+                        "1-0\n"),
+            "net 300 visits a move (median), alpha-beta depth 5.00 (mean)\n");
+  EXPECT_EQ(SearchStats(dir, "1. a1-a2 {+0.05 7v} a7-a6 1-0\n"),
+            "net 7 visits a move (median)\n");
+  EXPECT_EQ(SearchStats(dir, "1. a1-a2 a7-a6 {+0.50/3} 1-0\n"),
+            "alpha-beta depth 3.00 (mean)\n");
+  EXPECT_EQ(SearchStats(dir, "1. a1-a2 a7-a6 1-0\n"), "");
+}
+
+// The equal-time rung's row says what the time bought: the net's median
+// visits a move and alpha-beta's mean depth, read from the rung's games
+// (kept in a temporary file without --pgn-dir). At 20 ms a move the net's
+// search completes visits on nearly every move even on a loaded machine,
+// and the row needs them on one move only.
+TEST(StrengthLadderTest, TheEqualTimeRowGivesBothPlayersSearchDepth) {
+  ScopedTempDir dir;
+  InitNet("tavlei9", dir.File("gen0.net"));
+  const std::string command =
+      std::string("bash ") + VOLKHV_SOURCE_DIR +
+      "/scripts/strength-ladder.sh tavlei9 " + dir.File("gen0.net") +
+      " --rungs time --movetime 20 --games 2 --binary " + VOLKHV_BINARY + " >" +
+      dir.File("stdout.txt") + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0)
+      << testing::Slurp(dir.File("stdout.txt"));
+  const std::string table = testing::Slurp(dir.File("stdout.txt"));
+  EXPECT_TRUE(std::regex_search(
+      table,
+      std::regex("\\| alphabeta:movetime=20 \\| 20 ms per move, both; net "
+                 "[0-9]+ visits a move \\(median\\), alpha-beta depth "
+                 "[0-9]+\\.[0-9]{2} \\(mean\\) \\| 2 \\| [0-9]+/[0-9]+/[0-9]+ "
+                 "\\|")))
+      << table;
 }
 
 // A ladder stopped by a signal prints the rows of the games it finished
