@@ -417,7 +417,7 @@ absl::StatusOr<SelfplayStats> RunSelfplay(const proto::SelfplayConfig& config,
       break;
     }
   }
-  if (threads.empty()) {
+  if (threads.empty() && num_threads > 0) {
     return absl::ResourceExhaustedError(
         Cat("cannot start a self-play thread: ", start_error));
   }

@@ -830,6 +830,20 @@ TEST(SelfplayRunTest, StopWritesTheFinishedGames) {
   }
 }
 
+TEST(SelfplayRunTest, NoGamesAskedForPlaysNoneAndWritesNothing) {
+  nn::UniformEvaluator evaluator;
+  proto::SelfplayConfig config = SmallConfig();
+  config.set_games(0);
+  SelfplayOutput output;
+  output.directory = FreshPath("none");
+  absl::StatusOr<SelfplayStats> stats = RunSelfplay(
+      config, *GameNamed("tavlei9"), &evaluator, output, {}, nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->games_finished, 0);
+  EXPECT_TRUE(stats->files.empty());
+  EXPECT_TRUE(std::filesystem::is_empty(output.directory));
+}
+
 TEST(SelfplayRunTest, WritersSharingADirectoryDoNotCollide) {
   EXPECT_NE(DefaultWriterId(), DefaultWriterId());
   const std::string dir = FreshPath("shared");
