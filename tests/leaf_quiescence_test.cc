@@ -261,7 +261,6 @@ TEST(LeafQuiescenceTest, TheRaisedPriorKeepsTheRecaptureFromBeingAveragedAway) {
 // (d1-d8, check) better than standing pat, which quiescence never plays.
 constexpr char kQuietMoveBest[] = "7k/q7/8/8/8/8/8/3Q3K w - - 0 1";
 
-// The depth-1 alpha-beta search of `state` with the leaves' quiescence.
 // The alpha-beta search of `depth` plies with the leaves' quiescence.
 AlphaBetaResult SearchToDepth(const GameState& state, int depth) {
   std::unique_ptr<Heuristic> h = HeuristicFor(state);
@@ -350,6 +349,120 @@ TEST(LeafSearchTest, TheRootsOwnSearchRaisesItsBestMoveOnce) {
                 (1 - share) * prior + (move == best ? share : 0), 1e-6)
         << s->MoveText(move);
   }
+}
+
+// Uniform, except that in `root` (a position text) the net wants one move
+// (`first`, 0.9 of the prior) and then another (`second`, 0.07; none if
+// empty). Value: a draw everywhere. Thread-safe as ReadingEvaluator below.
+class FavouriteEvaluator final : public nn::Evaluator {
+ public:
+  FavouriteEvaluator(std::string root, std::string first, std::string second)
+      : root_(std::move(root)),
+        first_(std::move(first)),
+        second_(std::move(second)) {}
+  void Evaluate(std::span<const nn::EvalRequest> requests,
+                std::span<nn::Evaluation> results) override {
+    for (size_t i = 0; i < requests.size(); ++i) {
+      const GameState& state = *requests[i].state;
+      const MoveList& legal = *requests[i].legal_moves;
+      const int n = legal.size();
+      results[i].priors.assign(n, 1.0f / n);
+      if (state.PositionText() == root_) {
+        for (int k = 0; k < n; ++k) {
+          const std::string text = state.MoveText(legal[k]);
+          results[i].priors[k] = text == first_    ? 0.9f
+                                 : text == second_ ? 0.07f
+                                                   : 0.03f / (n - 2);
+        }
+      }
+      results[i].wdl[0] = results[i].wdl[2] = 0.0f;
+      results[i].wdl[1] = 1.0f;
+    }
+  }
+
+ private:
+  std::string root_;
+  std::string first_;
+  std::string second_;
+};
+
+// root_veto_margin: the tree's move is played only if a search of it one ply
+// shallower than the root's own scores within the margin of the root
+// search's best. Here the net wants Qxd5, the pawn that e6 defends; the
+// tree, trusting it, ranks Qxd5 first; the check sees the queen lost and
+// plays the next-ranked move that passes instead, or the root search's own
+// move where it comes first. The ranking the search reports is unchanged.
+TEST(LeafSearchTest, TheRootsSearchVetoesAMoveThatLosesMaterial) {
+  std::unique_ptr<GameState> s = StateOf("tavreli", kPoisonedPawn);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  constexpr int kRootDepth = 2;
+  const AlphaBetaResult root = SearchToDepth(*s, kRootDepth);
+  ASSERT_NE(s->MoveText(root.best_move), "d1xd5");
+  // The search's score of `move` as the veto sees it: one ply shallower.
+  auto score_after = [&](Move move) {
+    std::unique_ptr<GameState> child = s->Clone();
+    child->Play(move);
+    return -SearchToDepth(*child, kRootDepth - 1).score;
+  };
+  // The net's second choice: none, or the root search's own move.
+  for (const std::string second :
+       {std::string(), s->MoveText(root.best_move)}) {
+    SCOPED_TRACE(second);
+    FavouriteEvaluator net(s->PositionText(), "d1xd5", second);
+    std::map<int, SearchResult> results;  // by margin
+    for (const int margin : {0, 100}) {
+      SCOPED_TRACE(margin);
+      SearchParams params = WithQuiescence(0.01);  // the net's value, nearly
+      params.leaf_quiescence_prior = 0;            // and its priors
+      params.root_search_depth = kRootDepth;
+      params.root_veto_margin = margin;
+      Search search(params, &net, nullptr, 1);
+      search.SetHeuristic(h.get());
+      ASSERT_TRUE(search.SetPosition(*s).ok());
+      results[margin] = search.Run(Visits(200));
+      ASSERT_FALSE(results[margin].moves.empty());
+      EXPECT_EQ(s->MoveText(results[margin].moves.front().move), "d1xd5");
+      EXPECT_EQ(search.BestMove(), results[margin].best_move);
+    }
+    EXPECT_EQ(s->MoveText(results[0].best_move), "d1xd5")
+        << "without: the tree's";
+    const std::vector<MoveInfo>& ranked = results[100].moves;
+    EXPECT_LT(score_after(ranked.front().move), root.score - 100);
+    // The first of the tree's three best-ranked visited moves that passes,
+    // ending at the root search's own move, or else that move.
+    Move expected = root.best_move;
+    for (size_t i = 0; i < 3 && i < ranked.size(); ++i) {
+      if (ranked[i].visits == 0 || ranked[i].move == root.best_move) break;
+      if (score_after(ranked[i].move) >= root.score - 100) {
+        expected = ranked[i].move;
+        break;
+      }
+    }
+    EXPECT_EQ(s->MoveText(results[100].best_move), s->MoveText(expected));
+    EXPECT_GE(score_after(results[100].best_move), root.score - 100);
+    if (!second.empty()) {
+      EXPECT_EQ(ranked[1].move, root.best_move) << "ranked second";
+      EXPECT_EQ(results[100].best_move, root.best_move);
+    }
+  }
+}
+
+// A move the root's search agrees with is never vetoed: the hanging queen
+// taken.
+TEST(LeafSearchTest, TheRootsSearchKeepsAMoveItAgreesWith) {
+  std::unique_ptr<GameState> s = StateOf("tavreli", kHangingQueen);
+  std::unique_ptr<Heuristic> h = HeuristicFor(*s);
+  FavouriteEvaluator net(s->PositionText(), "d1xd5", "");
+  SearchParams params = WithQuiescence(0.01);
+  params.leaf_quiescence_prior = 0;
+  params.root_search_depth = 2;
+  params.root_veto_margin = 100;
+  Search search(params, &net, nullptr, 1);
+  search.SetHeuristic(h.get());
+  ASSERT_TRUE(search.SetPosition(*s).ok());
+  const SearchResult r = search.Run(Visits(200));
+  EXPECT_EQ(s->MoveText(r.best_move), "d1xd5");
+  EXPECT_EQ(r.best_move, r.moves.front().move);
 }
 
 // Uniform, after reading every leaf as a network's encoder would, and

@@ -175,8 +175,9 @@ SearchResult Search::BuildResult() const {
     r.moves.push_back(std::move(info));
   }
   const int gumbel_choice = GumbelChoice();
-  r.best_move = gumbel_choice >= 0 ? root->edges[gumbel_choice].move
-                                   : r.moves.front().move;
+  r.best_move = gumbel_choice >= 0       ? root->edges[gumbel_choice].move
+                : !root_choice_.IsNull() ? root_choice_
+                                         : r.moves.front().move;
   return r;
 }
 
@@ -188,6 +189,7 @@ Move Search::BestMove() const {
   if (const int choice = GumbelChoice(); choice >= 0) {
     return root->edges[choice].move;
   }
+  if (!root_choice_.IsNull()) return root_choice_;
   return BestEdge(root, params_.draw_score).edge->move;
 }
 

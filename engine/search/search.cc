@@ -72,7 +72,10 @@ absl::Status Search::SetPosition(const GameState& start,
   } else if (!same_root) {
     tree_.Descend(moves.subspan(moves_from_start_.size()));
   }
-  if (!same_root) root_noise_applied_ = root_search_applied_ = false;
+  if (!same_root) {
+    root_noise_applied_ = root_search_applied_ = false;
+    root_choice_ = Move{};
+  }
   start_state_ = start.Clone();
   moves_from_start_.assign(moves.begin(), moves.end());
   root_state_ = std::move(root_state);
@@ -108,6 +111,7 @@ absl::Status Search::Advance(Move move) {
     }
   }
   root_noise_applied_ = root_search_applied_ = false;
+  root_choice_ = Move{};
   InitRoot();
   return absl::OkStatus();
 }
@@ -116,6 +120,7 @@ void Search::ClearTree() {
   gumbel_root_.Reset();
   tree_.Reset();
   root_noise_applied_ = root_search_applied_ = false;
+  root_choice_ = Move{};
   if (root_state_ != nullptr) InitRoot();
 }
 
@@ -207,15 +212,11 @@ struct Search::RunControl {
 
 void Search::ApplyRootSearch(const RunControl& control) {
   Node* root = tree_.root();
-  if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0 ||
-      root_search_applied_ || !root->expanded() ||
+  const int depth = RootSearchDepth();
+  if (depth <= 0 || root_search_applied_ || !root->expanded() ||
       root->proven() != Proven::kNone) {
     return;
   }
-  const int depth = params_.root_search_depth >= 0
-                        ? params_.root_search_depth
-                        : heuristic_->RootSearchDepth();
-  if (depth <= 0) return;
   root_search_applied_ = true;
   MakeLeafAlphaBeta(AlphaBetaOptions().hash_mb, &root_search_);
   AlphaBetaLimits limits;
@@ -225,8 +226,83 @@ void Search::ApplyRootSearch(const RunControl& control) {
   if (control.limits.time_ms > 0) {
     limits.time_ms = std::max<int64_t>(1, control.limits.time_ms / 4);
   }
-  RaiseQuiescencePrior(
-      root, root_search_->Search(*root_state_, limits, control.stop).best_move);
+  const AlphaBetaResult result =
+      root_search_->Search(*root_state_, limits, control.stop);
+  root_search_move_ = result.best_move;
+  root_search_score_ = result.score;
+  root_search_depth_done_ = result.depth;
+  RaiseQuiescencePrior(root, result.best_move);
+}
+
+int Search::RootSearchDepth() const {
+  if (heuristic_ == nullptr || params_.leaf_quiescence_weight <= 0) return 0;
+  return params_.root_search_depth >= 0 ? params_.root_search_depth
+                                        : heuristic_->RootSearchDepth();
+}
+
+int64_t Search::RootVetoReserveMs(const SearchLimits& limits) const {
+  if (params_.root_veto_margin <= 0 || RootSearchDepth() < 2 ||
+      limits.infinite || limits.time_ms <= 0) {
+    return 0;
+  }
+  return limits.time_ms / 10;
+}
+
+void Search::ApplyRootVeto(const RunControl& control) {
+  root_choice_ = Move{};
+  const Node* root = tree_.root();
+  // The child's search is one ply shallower than the root's: it needs two.
+  if (params_.root_veto_margin <= 0 || !root_search_applied_ ||
+      root_search_move_.IsNull() || root_search_depth_done_ < 2 ||
+      !root->expanded() || root->proven() != Proven::kNone ||
+      GumbelChoice() >= 0 || !filter_.empty()) {
+    return;
+  }
+  const int64_t deadline_ms =
+      control.limits.time_ms > 0 && !control.limits.infinite
+          ? control.limits.time_ms
+          : 0;
+  // The first of the tree's best-ranked visited moves that passes the
+  // check; once one is turned down, the root search's own move ends the
+  // list (it needs no check), and is the choice if none before it passes.
+  constexpr int kMostChecked = 3;
+  int checked = 0;
+  bool vetoed = false;
+  for (const MoveInfo& info : BuildResult().moves) {
+    if (info.move == root_search_move_) break;
+    // Proven by the tree: exact, better than any search's.
+    if (info.proven != Proven::kNone) {
+      if (!vetoed) return;
+      continue;
+    }
+    if (info.visits == 0 || checked == kMostChecked) break;
+    AlphaBetaLimits limits;
+    limits.depth = root_search_depth_done_ - 1;
+    if (deadline_ms > 0) {
+      limits.time_ms = deadline_ms -
+                       static_cast<int64_t>(SecondsSince(control.start) * 1000);
+      if (limits.time_ms <= 0) break;  // no time left to check
+    }
+    ++checked;
+    std::unique_ptr<GameState> child = root_state_->Clone();
+    child->Play(info.move);
+    if (child->Result().IsOver()) {  // the tree knows it exactly
+      if (!vetoed) return;
+      continue;
+    }
+    // Not stopped by the stop flag, which ends an infinite Run before the
+    // checks: a check takes a few milliseconds.
+    const AlphaBetaResult result = root_search_->Search(*child, limits);
+    if (result.depth < limits.depth && result.MatePlies() == 0) break;
+    if (-result.score >= root_search_score_ - params_.root_veto_margin) {
+      if (vetoed) root_choice_ = info.move;
+      return;
+    }
+    vetoed = true;
+  }
+  // An unfinished check says nothing: without a move turned down, the
+  // tree's choice stands.
+  if (vetoed) root_choice_ = root_search_move_;
 }
 
 SearchResult Search::Run(const SearchLimits& limits,
@@ -245,6 +321,7 @@ SearchResult Search::Run(const SearchLimits& limits,
   control.start = Clock::now();
   control.last_progress = control.start;
   memory_full_ = false;
+  root_choice_ = Move{};
   gumbel_root_.Reset();
   gumbel_budget_ = GumbelBudget(limits, root->n, params_.gumbel_budget);
   const size_t threads =
@@ -289,6 +366,7 @@ SearchResult Search::Run(const SearchLimits& limits,
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
+  ApplyRootVeto(control);
   RunStats stats;
   for (const auto& worker : workers_) stats.Add(worker->stats);
   SearchResult result = BuildResult();
@@ -348,8 +426,9 @@ void Search::RunWorker(Worker* worker, RunControl* control,
         if (started >= limits.nodes) break;
         budget = std::min<uint64_t>(budget, limits.nodes - started);
       }
-      if (limits.time_ms > 0 && SecondsSince(control->start) * 1000 >=
-                                    static_cast<double>(limits.time_ms)) {
+      if (limits.time_ms > 0 &&
+          SecondsSince(control->start) * 1000 >=
+              static_cast<double>(limits.time_ms - RootVetoReserveMs(limits))) {
         end_run(StopReason::kTime);
         break;
       }

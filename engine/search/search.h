@@ -199,6 +199,15 @@ class Search {
   // of the root's best move by an alpha-beta search of that depth (within a
   // quarter of a timed Run's time).
   void ApplyRootSearch(const RunControl& control);
+  // The depth of the root's own search: root_search_depth or the game's
+  // choice; 0 without a heuristic or leaf_quiescence_weight.
+  int RootSearchDepth() const;
+  // root_veto_margin: after a Run, sets root_choice_ to the first of the
+  // tree's top-ranked moves that an alpha-beta search does not see losing
+  // more than the margin against the root search's move (or to that move).
+  void ApplyRootVeto(const RunControl& control);
+  // The Run's time left for ApplyRootVeto (its tenth of a timed Run).
+  int64_t RootVetoReserveMs(const SearchLimits& limits) const;
   // The loop of one search thread in Run: gather, evaluate (unlocked when
   // several threads run), back up, until a limit or another thread ends the
   // Run. Called with mutex_ held by `lock`; returns with it held.
@@ -363,6 +372,13 @@ class Search {
   bool root_noise_applied_ = false;
   bool root_search_applied_ = false;
   std::unique_ptr<AlphaBetaSearch> root_search_;  // made on first use
+  // The root search's answer for this root (null move: none yet).
+  Move root_search_move_;
+  int root_search_score_ = 0;
+  int root_search_depth_done_ = 0;
+  // root_veto_margin's choice after the last Run, played instead of the
+  // tree's first-ranked move (null: the tree's own).
+  Move root_choice_;
   // Gumbel: the root's schedule in this Run, and the Run's budget.
   GumbelRoot gumbel_root_;
   int gumbel_budget_ = 0;

@@ -116,6 +116,11 @@ const Row kRows[] = {
      "with leaf_quiescence_weight: an alpha-beta search of the root this "
      "many plies deep raises its best move's prior by leaf_quiescence_prior "
      "(0 = off, -1 = the game's choice: 4 in Tavreli, 3 in Tavlei)"},
+    {"root_veto_margin", &SearchParams::root_veto_margin, 0, 0, 100000,
+     "with root_search_depth: the tree's move is played only if an "
+     "alpha-beta search of it one ply shallower scores within this many "
+     "centipawns of the root search's best, else the next-ranked move that "
+     "does, or the root search's move (0 = off)"},
     {"minimax_weight", &SearchParams::minimax_weight, 0, 0, 1,
      "PUCT: share of a visited child's Q taken from the minimax of the leaf "
      "values below it instead of their mean (implicit minimax backups; "
