@@ -202,9 +202,10 @@ class Search {
   // The depth of the root's own search: root_search_depth or the game's
   // choice; 0 without a heuristic or leaf_quiescence_weight.
   int RootSearchDepth() const;
-  // root_veto_margin: after a Run, sets root_choice_ to the first of the
-  // tree's top-ranked moves that an alpha-beta search does not see losing
-  // more than the margin against the root search's move (or to that move).
+  // root_veto_margin: after a Run whose first-ranked move an alpha-beta
+  // search sees losing more than the margin against the root search's
+  // move, sets root_choice_ to the next of the tree's best-ranked moves
+  // that passes, or to the root search's move.
   void ApplyRootVeto(const RunControl& control);
   // The Run's time left for ApplyRootVeto (its tenth of a timed Run).
   int64_t RootVetoReserveMs(const SearchLimits& limits) const;

@@ -158,12 +158,13 @@ struct SearchParams {
   // first is played only if an alpha-beta search of the position after it,
   // one ply shallower than the root's own search (so the same depth seen
   // from the root), scores within this many centipawns of the root
-  // search's best move; otherwise the next-ranked visited move that does
-  // (at most three are checked), or else the root search's own move. The
-  // tree's averages keep a move that loses material to one reply looking
-  // good while most replies searched are not that reply; the check plays
-  // no move that a few plies of alpha-beta see losing this much. A timed
-  // Run keeps a tenth of its time for the checks. 0: off.
+  // search's best move; otherwise the next of the tree's three best-ranked
+  // visited moves that does, the root search's own move (never checked)
+  // ending that list and played if none above it passes. The tree's
+  // averages keep a move that loses material to one reply looking good
+  // while most replies searched are not that reply; the check lets through
+  // no move that its few plies see losing this much. A timed Run keeps a
+  // tenth of its time for the checks. 0: off.
   int root_veto_margin;
   // PUCT selection scores a visited child by (1 - w) Q + w M, w this
   // weight, where M is the minimax of the leaf values in the child's subtree
