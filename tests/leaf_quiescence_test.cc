@@ -313,8 +313,8 @@ TEST(LeafSearchTest, ALeafIsScoredByTheAlphaBetaSearchOfItsDepth) {
 }
 
 // root_search_depth: once per root, the best move of the root's own
-// alpha-beta search takes leaf_quiescence_prior of the root's priors, on top
-// of what the leaves' search gave it.
+// alpha-beta search takes root_search_prior of the root's priors
+// (leaf_quiescence_prior when -1), on top of what the leaves' search gave it.
 TEST(LeafSearchTest, TheRootsOwnSearchRaisesItsBestMoveOnce) {
   nn::UniformEvaluator uniform;
   // From a random game.
@@ -326,28 +326,38 @@ TEST(LeafSearchTest, TheRootsOwnSearchRaisesItsBestMoveOnce) {
   const Move best = SearchToDepth(*s, 3).best_move;
   // The depth counts: one ply less finds another move.
   EXPECT_NE(best, DepthOneOf(*s).best_move);
-  const double share = SearchParams().leaf_quiescence_prior;
-  std::map<int, std::map<Move, float>> priors;  // by root_search_depth
-  for (const int depth : {0, 3}) {
+  EXPECT_EQ(SearchParams().root_search_prior, -1);
+  const double leaf_share = SearchParams().leaf_quiescence_prior;
+  constexpr double kRootShare = 0.8;
+  // By (root_search_depth, root_search_prior).
+  std::map<std::pair<int, double>, std::map<Move, float>> priors;
+  for (const auto& key :
+       {std::pair(0, -1.0), std::pair(3, -1.0), std::pair(3, kRootShare)}) {
     SearchParams params = WithQuiescence(0.5);
     params.leaf_search_depth = 1;
-    params.root_search_depth = depth;
+    params.root_search_depth = key.first;
+    params.root_search_prior = key.second;
     Search search(params, &uniform, nullptr, 1);
     search.SetHeuristic(h.get());
     ASSERT_TRUE(search.SetPosition(*s).ok());
     for (const MoveInfo& info : search.Run(Visits(2)).moves) {
-      priors[depth][info.move] = info.prior;
+      priors[key][info.move] = info.prior;
     }
     // A second Run on the same root leaves its priors as they are.
     for (const MoveInfo& info : search.Run(Visits(50)).moves) {
-      EXPECT_FLOAT_EQ(info.prior, priors[depth][info.move]);
+      EXPECT_FLOAT_EQ(info.prior, priors[key][info.move]);
     }
   }
-  ASSERT_EQ(priors[3].size(), priors[0].size());
-  for (const auto& [move, prior] : priors[0]) {
-    EXPECT_NEAR(priors[3][move],
-                (1 - share) * prior + (move == best ? share : 0), 1e-6)
-        << s->MoveText(move);
+  const std::map<Move, float>& none = priors[{0, -1.0}];
+  for (const auto& [key, share] :
+       {std::pair(std::pair(3, -1.0), leaf_share),
+        std::pair(std::pair(3, kRootShare), kRootShare)}) {
+    ASSERT_EQ(priors[key].size(), none.size());
+    for (const auto& [move, prior] : none) {
+      EXPECT_NEAR(priors[key][move],
+                  (1 - share) * prior + (move == best ? share : 0), 1e-6)
+          << s->MoveText(move) << " with root_search_prior " << key.second;
+    }
   }
 }
 
@@ -405,7 +415,7 @@ TEST(LeafSearchTest, TheRootsSearchVetoesAMoveThatLosesMaterial) {
     return -SearchToDepth(*child, kRootDepth - 1).score;
   };
   // The net's second choice: none, or the root search's own move.
-  for (const std::string second :
+  for (const std::string& second :
        {std::string(), s->MoveText(root.best_move)}) {
     SCOPED_TRACE(second);
     FavouriteEvaluator net(s->PositionText(), "d1xd5", second);

@@ -311,7 +311,8 @@ void Search::BackupBatch(Worker* worker) {
       NormalizePriors(leaf);
     }
     if (!worker->quiescence_move.empty()) {
-      RaiseQuiescencePrior(leaf, worker->quiescence_move[evaluated - 1]);
+      RaiseQuiescencePrior(leaf, worker->quiescence_move[evaluated - 1],
+                           params_.leaf_quiescence_prior);
     }
     for (size_t k = 0; k < slot->moves.size(); ++k) slot->state->Undo();
     if (eval.has_moves_left()) moves_left_seen_ = true;
@@ -358,8 +359,7 @@ void Search::Expand(Node* node, const MoveList& moves,
   }
 }
 
-void Search::RaiseQuiescencePrior(Node* node, Move move) {
-  const double share = params_.leaf_quiescence_prior;
+void Search::RaiseQuiescencePrior(Node* node, Move move, double share) {
   if (share <= 0 || move == Move{}) return;
   Edge* raised = nullptr;
   for (Edge& edge : node->edge_span()) {

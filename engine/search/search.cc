@@ -231,7 +231,10 @@ void Search::ApplyRootSearch(const RunControl& control) {
   root_search_move_ = result.best_move;
   root_search_score_ = result.score;
   root_search_depth_done_ = result.depth;
-  RaiseQuiescencePrior(root, result.best_move);
+  RaiseQuiescencePrior(root, result.best_move,
+                       params_.root_search_prior >= 0
+                           ? params_.root_search_prior
+                           : params_.leaf_quiescence_prior);
 }
 
 int Search::RootSearchDepth() const {

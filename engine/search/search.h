@@ -325,10 +325,10 @@ class Search {
   bool ExpandLost(Node* node, GameState* state, const Slot* slot);
   // Scales the priors of an expanded node to sum to 1 (if any is positive).
   void NormalizePriors(Node* node);
-  // leaf_quiescence_prior: moves that share of the expanded `node`'s priors
-  // to `move`, the move its quiescence was best with (none when null, not
-  // an edge, or at prior 0).
-  void RaiseQuiescencePrior(Node* node, Move move);
+  // Moves `share` of the expanded `node`'s priors to `move`, the move its
+  // quiescence or its root search was best with (none when null, not an
+  // edge, or at prior 0).
+  void RaiseQuiescencePrior(Node* node, Move move, double share);
 
   // ---- Backup: backup.cc ----
 

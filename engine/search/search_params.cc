@@ -114,8 +114,11 @@ const Row kRows[] = {
      "choice: 1 in Tavreli and Tavlei 9x9, 0 in Tavlei 11x11)"},
     {"root_search_depth", &SearchParams::root_search_depth, -1, -1, 8,
      "with leaf_quiescence_weight: an alpha-beta search of the root this "
-     "many plies deep raises its best move's prior by leaf_quiescence_prior "
+     "many plies deep raises its best move's prior by root_search_prior "
      "(0 = off, -1 = the game's choice: 4 in Tavreli, 3 in Tavlei)"},
+    {"root_search_prior", &SearchParams::root_search_prior, -1, -1, 1,
+     "with root_search_depth: share of the root's priors moved to the root "
+     "search's best move (-1 = leaf_quiescence_prior)"},
     {"root_veto_margin", &SearchParams::root_veto_margin, 0, 0, 100000,
      "with root_search_depth: the tree's move is played only if an "
      "alpha-beta search of it one ply shallower scores within this many "

@@ -148,12 +148,17 @@ struct SearchParams {
   // With leaf_quiescence_weight: once per root, an alpha-beta search of the
   // root this many plies deep (the leaves' quiescence at its horizon, at
   // most a quarter of a timed search's time) raises its best move's prior
-  // as a leaf's search does (leaf_quiescence_prior). The net's priors are
+  // as a leaf's search does (root_search_prior). The net's priors are
   // weakest where a tactic decides; the tree then searches the move that
   // alpha-beta finds first. -1 (play's default): the game's choice,
   // Heuristic::RootSearchDepth. Self-play uses 0 unless its config sets it.
   // 0: off.
   int root_search_depth;
+  // With root_search_depth: the share of the root's priors that its own
+  // search's best move takes, as leaf_quiescence_prior is a leaf's share.
+  // -1 (the default): leaf_quiescence_prior. Neither 0.3 nor 0.8 beat it
+  // (docs/results.md, "The root search's share of the priors").
+  double root_search_prior;
   // With root_search_depth: after the tree's search, the move it ranks
   // first is played only if an alpha-beta search of the position after it,
   // one ply shallower than the root's own search (so the same depth seen
