@@ -127,6 +127,9 @@ absl::StatusOr<search::SearchParams> SelfplaySearchParams(
       return s;
     }
   }
+  if (full_search && config.targets_without_root_search()) {
+    params.root_search_depth = 0;
+  }
   params.minibatch_size = config.minibatch();
   params.dirichlet_alpha_factor = config.dirichlet_alpha_factor();
   params.dirichlet_epsilon = config.dirichlet_epsilon();

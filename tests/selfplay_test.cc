@@ -326,6 +326,22 @@ TEST(SelfplayConfigTest, LeafQuiescenceIsOffUnlessTheConfigSetsIt) {
   }
 }
 
+TEST(SelfplayConfigTest, TargetsWithoutRootSearchTurnItOffInFullSearchesOnly) {
+  EXPECT_FALSE(proto::SelfplayConfig().targets_without_root_search());
+  absl::StatusOr<proto::SelfplayConfig> config = ParseSelfplayConfig(
+      "targets_without_root_search: true\n"
+      "search_params { name: 'leaf_quiescence_weight' value: '0.5' }"
+      "search_params { name: 'root_search_depth' value: '3' }",
+      "test");
+  ASSERT_TRUE(config.ok()) << config.status();
+  absl::StatusOr<SearchParams> full = SelfplaySearchParams(*config, true);
+  absl::StatusOr<SearchParams> cheap = SelfplaySearchParams(*config, false);
+  ASSERT_TRUE(full.ok() && cheap.ok());
+  EXPECT_EQ(full->root_search_depth, 0);
+  EXPECT_EQ(full->leaf_quiescence_weight, 0.5) << "only the root's search";
+  EXPECT_EQ(cheap->root_search_depth, 3);
+}
+
 TEST(SelfplayConfigTest, UnknownKeysAndBadValuesAreRejectedByName) {
   struct Case {
     const char* text;
