@@ -212,7 +212,7 @@ int Stats(const std::vector<std::string>& args) {
 
 constexpr char kRelabelUsage[] =
     "usage: volkhv records relabel IN OUT [--depth D] [--scale CP] [--mix M] "
-    "[--threads N]\n";
+    "[--policy-mix P] [--threads N]\n";
 
 int Relabel(const std::vector<std::string>& args) {
   std::vector<OptionSpec> specs = {
@@ -222,7 +222,10 @@ int Relabel(const std::vector<std::string>& args) {
        "leaf_quiescence_scale)"},
       {"mix", "M", "1",
        "share of the new root WDL taken from alpha-beta; the rest keeps the "
-       "recorded search's, (0, 1]"},
+       "recorded search's, [0, 1] (0: values stay as they are)"},
+      {"policy-mix", "P", "0",
+       "share of the policy target given to alpha-beta's best move; the rest "
+       "keeps the recorded target, [0, 1)"},
       {"hash", "MB", "16", "transposition table per thread"},
       {"qdepth", "N", "8", "quiescence plies past the horizon"},
       {"threads", "N", "1", "files relabelled at once"},
@@ -235,8 +238,9 @@ int Relabel(const std::vector<std::string>& args) {
                  "(a directory or one file)\nthe score of an alpha-beta "
                  "search as its root WDL, which `volkhv train` blends\nwith "
                  "the result by search_value_weight; writes the files under "
-                 "the same names\nto OUT. Files already in OUT are skipped, "
-                 "so running it again continues.\n"
+                 "the same names\nto OUT, and with --policy-mix gives the "
+                 "search's best move a share of\nthe policy target. Files "
+                 "already in OUT are skipped, so running it again\ncontinues.\n"
               << OptionsHelp(specs);
     return cl->Flag("help") ? kExitOk : kExitUsage;
   }
@@ -244,17 +248,19 @@ int Relabel(const std::vector<std::string>& args) {
   absl::StatusOr<int> depth = cl->GetInt("depth", 1, 16);
   absl::StatusOr<double> scale = cl->GetDouble("scale", 1, 1e5);
   absl::StatusOr<double> mix = cl->GetDouble("mix", 0, 1);
+  absl::StatusOr<double> policy_mix = cl->GetDouble("policy-mix", 0, 1);
   absl::StatusOr<int> hash = cl->GetInt("hash", 1, 4096);
   absl::StatusOr<int> qdepth = cl->GetInt("qdepth", 0, 64);
   absl::StatusOr<int> threads = cl->GetInt("threads", 1, 256);
   for (const absl::Status& s :
-       {depth.status(), scale.status(), mix.status(), hash.status(),
-        qdepth.status(), threads.status()}) {
+       {depth.status(), scale.status(), mix.status(), policy_mix.status(),
+        hash.status(), qdepth.status(), threads.status()}) {
     if (!s.ok()) return Fail("records relabel", s, kExitUsage);
   }
   options.depth = *depth;
   options.scale = *scale;
   options.mix = *mix;
+  options.policy_mix = *policy_mix;
   options.search.hash_mb = *hash;
   options.search.quiescence_plies = *qdepth;
   if (absl::Status s = options.Validate(); !s.ok()) {
@@ -278,11 +284,14 @@ int Relabel(const std::vector<std::string>& args) {
   }
   std::cout << absl::StrFormat(
       "relabelled %d games, %d positions (%d proven), %.0f nodes a position, "
-      "%.1f s; %s\n",
+      "%.1f s; %s%s\n",
       total->games, total->positions, total->proven,
       total->positions ? static_cast<double>(total->nodes) / total->positions
                        : 0.0,
-      seconds(), options.Summary());
+      seconds(), options.mix > 0 ? options.Summary() : "",
+      options.policy_mix > 0
+          ? Cat(options.mix > 0 ? "; " : "", options.PolicySummary())
+          : "");
   return kExitOk;
 }
 
@@ -297,7 +306,7 @@ int RunRecords(const std::vector<std::string>& args) {
   std::cerr << "usage: volkhv records show FILE [--index N] [--evals]\n"
                "       volkhv records stats DIR|FILE\n"
                "       volkhv records relabel IN OUT [--depth D] [--scale CP] "
-               "[--mix M] [--threads N]\n";
+               "[--mix M] [--policy-mix P] [--threads N]\n";
   return args.size() == 1 && args[0] == "--help" ? kExitOk : kExitUsage;
 }
 

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -24,6 +25,11 @@ std::string RelabelOptions::Summary() const {
                          mix);
 }
 
+std::string RelabelOptions::PolicySummary() const {
+  return absl::StrFormat("alphabeta depth %d, policy mix %g", depth,
+                         policy_mix);
+}
+
 absl::Status RelabelOptions::Validate() const {
   if (depth < 1 || depth > 16) {
     return absl::InvalidArgumentError(
@@ -33,8 +39,16 @@ absl::Status RelabelOptions::Validate() const {
     return absl::InvalidArgumentError(
         Cat("scale: must be in [1, 100000], got ", scale));
   }
-  if (!(mix > 0 && mix <= 1)) {
-    return absl::InvalidArgumentError(Cat("mix: must be in (0, 1], got ", mix));
+  if (!(mix >= 0 && mix <= 1)) {
+    return absl::InvalidArgumentError(Cat("mix: must be in [0, 1], got ", mix));
+  }
+  if (!(policy_mix >= 0 && policy_mix < 1)) {
+    return absl::InvalidArgumentError(
+        Cat("policy_mix: must be in [0, 1), got ", policy_mix));
+  }
+  if (mix == 0 && policy_mix == 0) {
+    return absl::InvalidArgumentError(
+        "mix: with policy_mix 0 it must be above 0, or nothing changes");
   }
   if (search.hash_mb < 1 || search.hash_mb > 4096) {
     return absl::InvalidArgumentError(
@@ -57,6 +71,37 @@ std::array<float, 3> WdlFromScore(const search::AlphaBetaResult& result,
       std::clamp(static_cast<double>(recorded_draw), 0.0, 1.0 - std::abs(q));
   return {static_cast<float>((1 - draw + q) / 2), static_cast<float>(draw),
           static_cast<float>((1 - draw - q) / 2)};
+}
+
+void MixPolicyTarget(Move best, double policy_mix, proto::PlyRecord* ply) {
+  if (ply->visits_size() == 0 || best.IsNull() || policy_mix <= 0) return;
+  proto::MoveVisits* best_entry = nullptr;
+  for (proto::MoveVisits& entry : *ply->mutable_visits()) {
+    if (entry.move() == best.Packed()) best_entry = &entry;
+  }
+  if (best_entry == nullptr) {
+    best_entry = ply->add_visits();
+    best_entry->set_move(best.Packed());
+    best_entry->set_visits(0);
+    if (ply->policy_target() == proto::IMPROVED_POLICY) {
+      best_entry->set_probability(0);
+    }
+  }
+  if (ply->policy_target() == proto::IMPROVED_POLICY) {
+    for (proto::MoveVisits& entry : *ply->mutable_visits()) {
+      entry.set_probability(
+          static_cast<float>((1 - policy_mix) * entry.probability() +
+                             (&entry == best_entry ? policy_mix : 0.0)));
+    }
+    return;
+  }
+  uint64_t total = 0;
+  for (const proto::MoveVisits& entry : ply->visits()) total += entry.visits();
+  if (total == 0) return;
+  // (v + x) / (total + x) = policy_mix * 1 + (1 - policy_mix) * v / total.
+  const double added = std::round(total * policy_mix / (1 - policy_mix));
+  best_entry->set_visits(static_cast<uint32_t>(std::min<double>(
+      best_entry->visits() + added, std::numeric_limits<uint32_t>::max())));
 }
 
 struct Relabeller::PerGame {
@@ -96,6 +141,7 @@ absl::Status Relabeller::Relabel(proto::GameRecord* game,
 
   RelabelCounts added;
   std::vector<std::array<float, 3>> wdl(game->plies_size());
+  std::vector<Move> best(game->plies_size());
   const search::AlphaBetaLimits limits{.depth = options_.depth};
   const absl::Status replay =
       ReplayRecord(*game, [&](const GameState& state, int ply) {
@@ -104,6 +150,7 @@ absl::Status Relabeller::Relabel(proto::GameRecord* game,
         }
         const proto::PlyRecord& record = game->plies(ply);
         const search::AlphaBetaResult result = search.Search(state, limits);
+        best[ply] = result.best_move;
         const std::array<float, 3> searched = WdlFromScore(
             result, options_.scale,
             record.root_wdl_size() == 3 ? record.root_wdl(1) : 0.0f);
@@ -121,10 +168,16 @@ absl::Status Relabeller::Relabel(proto::GameRecord* game,
   for (int ply = 0; ply < game->plies_size(); ++ply) {
     proto::PlyRecord* record = game->mutable_plies(ply);
     if (!record->full_search()) continue;
-    record->clear_root_wdl();
-    for (float p : wdl[ply]) record->add_root_wdl(p);
+    if (options_.mix > 0) {
+      record->clear_root_wdl();
+      for (float p : wdl[ply]) record->add_root_wdl(p);
+    }
+    MixPolicyTarget(best[ply], options_.policy_mix, record);
   }
-  game->set_value_relabel(options_.Summary());
+  if (options_.mix > 0) game->set_value_relabel(options_.Summary());
+  if (options_.policy_mix > 0) {
+    game->set_policy_relabel(options_.PolicySummary());
+  }
   ++added.games;
   counts->games += added.games;
   counts->positions += added.positions;

@@ -1,11 +1,13 @@
-// Value targets from an alpha-beta search (`volkhv records relabel`): each
+// Targets from an alpha-beta search (`volkhv records relabel`): each
 // training position of a game record gets, as its root_wdl, the score of an
 // alpha-beta search of that position (engine/search/alphabeta.h with the
 // game's Heuristic) mapped to W - L by tanh(score / scale), the same mapping
 // the MCTS search uses for its leaves' quiescence. The trainer then blends
 // root_wdl with the game's result by `search_value_weight`, so a net learns
 // a denser, less noisy value than the result alone (as Stockfish's NNUE nets
-// learn from search scores). Game-neutral; no LibTorch.
+// learn from search scores). The same search's best move can also take a
+// share of the policy target, so the net's priors learn the alpha-beta's
+// choice. Game-neutral; no LibTorch.
 #ifndef VOLKHV_SELFPLAY_RELABEL_H_
 #define VOLKHV_SELFPLAY_RELABEL_H_
 
@@ -29,12 +31,18 @@ struct RelabelOptions {
   search::AlphaBetaOptions search;
   double scale = 300;  // centipawns that map to tanh(1) = 0.76 in W - L
   // Share of the new root_wdl taken from the alpha-beta score; the rest is
-  // the recorded search's root_wdl, (0, 1].
+  // the recorded search's root_wdl, [0, 1] (0: the value is left as it is).
   double mix = 1;
+  // Share of the new policy target given to the alpha-beta's best move; the
+  // rest is the recorded target, [0, 1).
+  double policy_mix = 0;
 
   // "alphabeta depth 3, scale 300, mix 1": GameRecord.value_relabel.
   std::string Summary() const;
-  // An error naming the first field out of range.
+  // "alphabeta depth 3, policy mix 0.5": GameRecord.policy_relabel.
+  std::string PolicySummary() const;
+  // An error naming the first field out of range, or saying that neither
+  // mix changes anything.
   absl::Status Validate() const;
 };
 
@@ -52,6 +60,13 @@ struct RelabelCounts {
   uint64_t nodes = 0;
 };
 
+// Gives `best` the share `policy_mix` of the ply's policy target. A visit
+// count target stays one: `best` gains visits in proportion (rounded), and
+// is added to `visits` when the search did not list it; an improved policy
+// target's probabilities are mixed directly. Leaves a ply without visits
+// unchanged. Thread-safe (pure).
+void MixPolicyTarget(Move best, double policy_mix, proto::PlyRecord* ply);
+
 // Relabels games; keeps one alpha-beta search (and its table) per game
 // name it meets. Not thread-safe: one per thread.
 class Relabeller {
@@ -63,7 +78,9 @@ class Relabeller {
 
   // Replays `game` through the rules and sets root_wdl of every ply with
   // full_search (the positions the trainer learns from; cheap searches
-  // keep theirs), and value_relabel. The search is cleared first and keeps
+  // keep theirs) and value_relabel when mix > 0, and mixes the alpha-beta's
+  // move into those plies' policy targets and sets policy_relabel when
+  // policy_mix > 0. The search is cleared first and keeps
   // its table between the game's plies, so the result depends only on the
   // game and the options. A game that does not replay legally, or whose
   // game has no static evaluation, is an error naming it; `game` is then

@@ -351,6 +351,19 @@ TEST(CliTest, SelfplayRecordsShowStatsAndValidate) {
       Volkhv("records relabel " + dir + " " + relabelled + " --depth 0");
   EXPECT_EQ(depth0.exit_code, 2);
   EXPECT_NE(depth0.err.find("'--depth'"), std::string::npos) << depth0.err;
+  // The alpha-beta's move as a share of the policy targets, values kept.
+  const RunResult policy =
+      Volkhv("records relabel " + dir + " " + FreshPath("cli_policy") +
+             " --depth 1 --mix 0 --policy-mix 0.5");
+  ASSERT_EQ(policy.exit_code, 0) << policy.err;
+  EXPECT_NE(policy.out.find(" s; alphabeta depth 1, policy mix 0.5\n"),
+            std::string::npos)
+      << policy.out;
+  const RunResult nothing = Volkhv("records relabel " + dir + " " +
+                                   FreshPath("cli_nothing") + " --mix 0");
+  EXPECT_EQ(nothing.exit_code, 2);
+  EXPECT_NE(nothing.err.find("nothing changes"), std::string::npos)
+      << nothing.err;
   // The [Game "tavlei9"] tag chooses the game when --game is not given.
   const RunResult tagged = Volkhv("validate " + pgn);
   EXPECT_EQ(tagged.exit_code, 0) << tagged.out << tagged.err;

@@ -1,12 +1,14 @@
-// `volkhv records relabel`: alpha-beta scores as value targets. Each
-// relabelled position's W - L is checked against a search of that position
-// made here, cheap plies and everything else of the record stay as they
-// were, and the directory run resumes and refuses bad input.
+// `volkhv records relabel`: alpha-beta scores as value targets and its best
+// moves as a share of the policy targets. Each relabelled position's W - L
+// and policy are checked against a search of that position made here, cheap
+// plies and everything else of the record stay as they were, and the
+// directory run resumes and refuses bad input.
 #include "selfplay/relabel.h"
 
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/game/heuristic.h"
@@ -137,6 +139,106 @@ TEST(RelabelTest, MixKeepsThatShareOfTheRecordedValue) {
                   0.5 * recorded[i] + 0.5 * full.plies(ply).root_wdl(i), 1e-6);
     }
   }
+}
+
+TEST(RelabelTest, MixPolicyTargetGivesTheMoveItsShareOfEitherTarget) {
+  const Move a{.from = 1, .to = 2, .count = 1};
+  const Move b{.from = 3, .to = 4, .count = 1};
+  const Move absent{.from = 5, .to = 6, .count = 2};
+  proto::PlyRecord counts;
+  for (auto [move, visits] : {std::pair{a, 10}, std::pair{b, 30}}) {
+    proto::MoveVisits* entry = counts.add_visits();
+    entry->set_move(move.Packed());
+    entry->set_visits(visits);
+  }
+  // b: 0.25 * 1 + 0.75 * 30 / 40 = 0.8125 of the target, 130 of 160 visits.
+  proto::PlyRecord mixed = counts;
+  MixPolicyTarget(b, 0.25, &mixed);
+  ASSERT_EQ(mixed.visits_size(), 2);
+  EXPECT_EQ(mixed.visits(0).visits(), 10);
+  EXPECT_EQ(mixed.visits(1).visits(), 30 + 40 / 3);  // rounded from 13.33
+  // A move the search did not list is added with the whole share.
+  mixed = counts;
+  MixPolicyTarget(absent, 0.5, &mixed);
+  ASSERT_EQ(mixed.visits_size(), 3);
+  EXPECT_EQ(mixed.visits(2).move(), absent.Packed());
+  EXPECT_EQ(mixed.visits(2).visits(), 40);
+  EXPECT_EQ(mixed.visits(0).visits() + mixed.visits(1).visits(), 40);
+  // No move, no share or no visits: unchanged.
+  for (auto [move, share] : {std::pair{Move{}, 0.5}, std::pair{a, 0.0}}) {
+    mixed = counts;
+    MixPolicyTarget(move, share, &mixed);
+    EXPECT_EQ(mixed.SerializeAsString(), counts.SerializeAsString());
+  }
+  proto::PlyRecord unsearched;
+  MixPolicyTarget(a, 0.5, &unsearched);
+  EXPECT_EQ(unsearched.visits_size(), 0);
+
+  proto::PlyRecord improved = counts;
+  improved.set_policy_target(proto::IMPROVED_POLICY);
+  improved.mutable_visits(0)->set_probability(0.6f);
+  improved.mutable_visits(1)->set_probability(0.4f);
+  MixPolicyTarget(a, 0.5, &improved);
+  EXPECT_NEAR(improved.visits(0).probability(), 0.8, 1e-6);
+  EXPECT_NEAR(improved.visits(1).probability(), 0.2, 1e-6);
+  EXPECT_EQ(improved.visits(0).visits(), 10);  // counts kept for inspection
+}
+
+TEST(RelabelTest, PolicyMixAloneLeavesTheValuesAndGivesTheSearchsMove) {
+  const proto::GameRecord before = MakeRecord("tavreli", 12);
+  proto::GameRecord game = before;
+  RelabelOptions options;
+  options.depth = 2;
+  options.mix = 0;
+  options.policy_mix = 0.5;
+  RelabelCounts counts;
+  ASSERT_TRUE(Relabeller(options).Relabel(&game, &counts).ok());
+  EXPECT_EQ(counts.positions, 8);
+  EXPECT_FALSE(game.has_value_relabel());
+  EXPECT_EQ(game.policy_relabel(), "alphabeta depth 2, policy mix 0.5");
+
+  auto made = MakeGame("tavreli");
+  std::unique_ptr<Heuristic> heuristic = *MakeHeuristic((*made)->Info());
+  search::AlphaBetaSearch search(heuristic.get(), options.search);
+  int checked = 0;
+  ASSERT_TRUE(
+      ReplayRecord(before, [&](const GameState& state, int ply) {
+        if (ply == before.plies_size()) return;
+        const proto::PlyRecord& old_ply = before.plies(ply);
+        const proto::PlyRecord& new_ply = game.plies(ply);
+        if (!old_ply.full_search()) {
+          EXPECT_EQ(new_ply.SerializeAsString(), old_ply.SerializeAsString());
+          return;
+        }
+        EXPECT_EQ(new_ply.root_wdl_size(), 3);
+        EXPECT_EQ(new_ply.root_wdl(0), 0.5f);
+        const Move best = search.Search(state, {.depth = 2}).best_move;
+        proto::PlyRecord expected = old_ply;
+        MixPolicyTarget(best, 0.5, &expected);
+        EXPECT_EQ(new_ply.SerializeAsString(), expected.SerializeAsString())
+            << "ply " << ply;
+        // The fixture's three listed moves total 33 visits; the
+        // search's move holds at least half of the new total.
+        uint64_t total = 0, of_best = 0;
+        for (const proto::MoveVisits& v : new_ply.visits()) {
+          total += v.visits();
+          if (v.move() == best.Packed()) of_best = v.visits();
+        }
+        EXPECT_EQ(total, 66u);
+        EXPECT_GE(2 * of_best, total);
+        ++checked;
+      }).ok());
+  EXPECT_EQ(checked, 8);
+}
+
+TEST(RelabelTest, OptionsThatChangeNothingOrLeaveNoVisitsAreRefused) {
+  RelabelOptions options;
+  options.mix = 0;
+  EXPECT_NE(options.Validate().message().find("mix"), std::string::npos);
+  options.policy_mix = 1;
+  EXPECT_NE(options.Validate().message().find("policy_mix"), std::string::npos);
+  options.policy_mix = 0.99;
+  EXPECT_TRUE(options.Validate().ok());
 }
 
 TEST(RelabelTest, AnIllegalGameIsAnErrorAndLeftUnchanged) {
