@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "engine/game/heuristic.h"
 #include "engine/games/games.h"
 #include "engine/records/vrec_io.h"
+#include "engine/util/strings.h"
 #include "gtest/gtest.h"
 #include "tests/record_fixtures.h"
 #include "tests/test_toolkit.h"
@@ -41,6 +43,38 @@ search::AlphaBetaResult Mate(int score) {
   search::AlphaBetaResult result;
   result.score = score;
   return result;
+}
+
+// Replays `before` beside its relabelled copy `after` with a search made
+// here as the relabeller makes its own (fresh for the game, its table kept
+// from ply to ply): checks that every cheap ply is unchanged and that no
+// move changed, and calls `check` with each full search's result and both
+// of its records. Returns the number of full searches checked.
+int CheckFullSearches(
+    const proto::GameRecord& before, const proto::GameRecord& after,
+    const RelabelOptions& options,
+    const std::function<void(const search::AlphaBetaResult&,
+                             const proto::PlyRecord& old_ply,
+                             const proto::PlyRecord& new_ply)>& check) {
+  auto made = MakeGame(before.game());
+  std::unique_ptr<Heuristic> heuristic = *MakeHeuristic((*made)->Info());
+  search::AlphaBetaSearch search(heuristic.get(), options.search);
+  int checked = 0;
+  EXPECT_TRUE(
+      ReplayRecord(before, [&](const GameState& state, int ply) {
+        if (ply == before.plies_size()) return;
+        SCOPED_TRACE(Cat("ply ", ply));
+        const proto::PlyRecord& old_ply = before.plies(ply);
+        const proto::PlyRecord& new_ply = after.plies(ply);
+        EXPECT_EQ(new_ply.move(), old_ply.move());
+        if (!old_ply.full_search()) {
+          EXPECT_EQ(new_ply.SerializeAsString(), old_ply.SerializeAsString());
+          return;
+        }
+        check(search.Search(state, {.depth = options.depth}), old_ply, new_ply);
+        ++checked;
+      }).ok());
+  return checked;
 }
 
 TEST(RelabelTest, WdlFromScoreMapsByTanhAndKeepsWhatDrawFits) {
@@ -86,36 +120,20 @@ TEST(RelabelTest, FullSearchPliesGetTheSearchScoreAndNothingElseChanges) {
     EXPECT_EQ(counts.positions, 16);  // 24 plies, every third cheap
     EXPECT_EQ(game.value_relabel(), "alphabeta depth 2, scale 250, mix 1");
 
-    // The same searches, made independently: a fresh search per game, its
-    // table kept from ply to ply.
-    auto made = MakeGame(name);
-    std::unique_ptr<Heuristic> heuristic = *MakeHeuristic((*made)->Info());
-    search::AlphaBetaSearch search(heuristic.get(), options.search);
-    int checked = 0;
-    ASSERT_TRUE(
-        ReplayRecord(before, [&](const GameState& state, int ply) {
-          if (ply == before.plies_size()) return;
-          const proto::PlyRecord& old_ply = before.plies(ply);
-          const proto::PlyRecord& new_ply = game.plies(ply);
-          EXPECT_EQ(new_ply.move(), old_ply.move());
-          if (!old_ply.full_search()) {
-            EXPECT_EQ(new_ply.SerializeAsString(), old_ply.SerializeAsString());
-            return;
-          }
-          const search::AlphaBetaResult result =
-              search.Search(state, {.depth = 2});
+    const int checked = CheckFullSearches(
+        before, game, options,
+        [](const search::AlphaBetaResult& result, const proto::PlyRecord&,
+           const proto::PlyRecord& new_ply) {
           ASSERT_EQ(new_ply.root_wdl_size(), 3);
           const double q = result.MatePlies() > 0 ? 1.0
                            : result.MatePlies() < 0
                                ? -1.0
                                : std::tanh(result.score / 250.0);
-          EXPECT_NEAR(new_ply.root_wdl(0) - new_ply.root_wdl(2), q, 1e-5)
-              << "ply " << ply;
+          EXPECT_NEAR(new_ply.root_wdl(0) - new_ply.root_wdl(2), q, 1e-5);
           EXPECT_NEAR(
               new_ply.root_wdl(0) + new_ply.root_wdl(1) + new_ply.root_wdl(2),
               1, 1e-5);
-          ++checked;
-        }).ok());
+        });
     EXPECT_EQ(checked, 16);
     EXPECT_EQ(game.winner(), before.winner());
     EXPECT_EQ(game.start_position(), before.start_position());
@@ -197,37 +215,25 @@ TEST(RelabelTest, PolicyMixAloneLeavesTheValuesAndGivesTheSearchsMove) {
   EXPECT_FALSE(game.has_value_relabel());
   EXPECT_EQ(game.policy_relabel(), "alphabeta depth 2, policy mix 0.5");
 
-  auto made = MakeGame("tavreli");
-  std::unique_ptr<Heuristic> heuristic = *MakeHeuristic((*made)->Info());
-  search::AlphaBetaSearch search(heuristic.get(), options.search);
-  int checked = 0;
-  ASSERT_TRUE(
-      ReplayRecord(before, [&](const GameState& state, int ply) {
-        if (ply == before.plies_size()) return;
-        const proto::PlyRecord& old_ply = before.plies(ply);
-        const proto::PlyRecord& new_ply = game.plies(ply);
-        if (!old_ply.full_search()) {
-          EXPECT_EQ(new_ply.SerializeAsString(), old_ply.SerializeAsString());
-          return;
-        }
+  const int checked = CheckFullSearches(
+      before, game, options,
+      [](const search::AlphaBetaResult& result, const proto::PlyRecord& old_ply,
+         const proto::PlyRecord& new_ply) {
         EXPECT_EQ(new_ply.root_wdl_size(), 3);
         EXPECT_EQ(new_ply.root_wdl(0), 0.5f);
-        const Move best = search.Search(state, {.depth = 2}).best_move;
         proto::PlyRecord expected = old_ply;
-        MixPolicyTarget(best, 0.5, &expected);
-        EXPECT_EQ(new_ply.SerializeAsString(), expected.SerializeAsString())
-            << "ply " << ply;
-        // The fixture's three listed moves total 33 visits; the
-        // search's move holds at least half of the new total.
+        MixPolicyTarget(result.best_move, 0.5, &expected);
+        EXPECT_EQ(new_ply.SerializeAsString(), expected.SerializeAsString());
+        // The fixture's three listed moves total 33 visits; the search's
+        // move holds at least half of the new total.
         uint64_t total = 0, of_best = 0;
         for (const proto::MoveVisits& v : new_ply.visits()) {
           total += v.visits();
-          if (v.move() == best.Packed()) of_best = v.visits();
+          if (v.move() == result.best_move.Packed()) of_best = v.visits();
         }
         EXPECT_EQ(total, 66u);
         EXPECT_GE(2 * of_best, total);
-        ++checked;
-      }).ok());
+      });
   EXPECT_EQ(checked, 8);
 }
 
